@@ -1,0 +1,534 @@
+//! Per-file reading: runs the queries over one parsed file and keeps what linking needs.
+//!
+//! Facts hold no tree-sitter nodes, so trees are dropped as soon as a file is read; linking
+//! across files (constants, imported schemas, handlers in another module) works on facts alone.
+
+use std::collections::HashSet;
+
+use streaming_iterator::StreamingIterator;
+use tree_sitter::{Node, Query, QueryCursor, Tree};
+
+use super::grammar::Lang;
+use super::params::{self, SchemaRef};
+use super::syntax::{self, Expr, arguments, expr, is_function, object_entries, span, text, unwrap};
+use crate::inventory::{Param, Span};
+
+/// Keys that only a tool definition has (prompts have `arguments`, resources `uri`).
+const STRONG_TOOL_KEYS: &[&str] = &[
+    "inputSchema",
+    "input_schema",
+    "parameters",
+    "outputSchema",
+    "annotations",
+    "execute",
+    "paramsSchema",
+];
+/// Keys that, beside `name` and `description`, make an object a tool in a registration loop.
+const WEAK_TOOL_KEYS: &[&str] = &["schema", "handler", "run", "callback", "cb", "handle"];
+/// Keys that mark an object as something other than a tool (prompt, resource, server info).
+const NOT_TOOL_KEYS: &[&str] = &[
+    "arguments",
+    "uri",
+    "uriTemplate",
+    "mimeType",
+    "version",
+    "messages",
+];
+/// Where a definition keeps its input schema, in order of preference.
+const SCHEMA_KEYS: &[&str] = &[
+    "inputSchema",
+    "input_schema",
+    "parameters",
+    "schema",
+    "paramsSchema",
+];
+/// Where a definition object or tool class keeps its implementation.
+const HANDLER_KEYS: &[&str] = &[
+    "execute", "handler", "handle", "run", "callback", "cb", "call", "_call", "invoke",
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum CandidateKind {
+    RegisterCall,
+    Class,
+    /// An object literal with a name and a schema; `registered` when passed to `addTool(...)`.
+    ToolObject {
+        registered: bool,
+    },
+    /// `{ tool_name: { inputSchema, ... } }`: the key is the name.
+    MapEntry,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum HandlerRef {
+    At(Span),
+    Named(String),
+}
+
+/// A place that may define a tool.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    pub name: Expr,
+    pub kind: CandidateKind,
+    pub definition: Span,
+    pub handler: Option<HandlerRef>,
+    pub description: Expr,
+    pub schema: SchemaRef,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DispatchKind {
+    Case,
+    If,
+    MapKey,
+}
+
+/// A place that routes a call for one name to its implementation.
+#[derive(Debug, Clone)]
+pub struct Dispatch {
+    pub name: Expr,
+    pub kind: DispatchKind,
+    pub handler: HandlerRef,
+    /// The switch or comparison is on something called like a tool name (`name`,
+    /// `request.params.name`, `toolName`), which tells real dispatch from decoys.
+    pub on_tool_name: bool,
+}
+
+#[derive(Debug, Default)]
+pub struct FileFacts {
+    pub candidates: Vec<Candidate>,
+    pub dispatches: Vec<Dispatch>,
+    /// Dotted name to string value: `ECHO`, `ToolName.ECHO`, `exports.ECHO`.
+    pub constants: Vec<(String, String)>,
+    pub schemas: Vec<(String, Vec<Param>)>,
+    pub functions: Vec<(String, Span)>,
+    pub warnings: Vec<String>,
+}
+
+/// Reads the facts of one parsed file.
+pub fn read(tree: &Tree, src: &str, rel: &str, lang: Lang) -> FileFacts {
+    let q = lang.queries();
+    let root = tree.root_node();
+    let mut reader = Reader {
+        src,
+        rel,
+        facts: FileFacts::default(),
+        registered_objects: HashSet::new(),
+    };
+    if let Some(err) = first_error(root) {
+        reader.facts.warnings.push(format!(
+            "{rel}: syntax error at line {}; tools in the damaged part may be missed",
+            err.start_position().row + 1
+        ));
+    }
+    each_match(&q.register, root, src, |m| reader.register_call(m));
+    each_match(&q.objects, root, src, |m| reader.object(m.node("object")));
+    each_match(&q.dispatch, root, src, |m| reader.dispatch(m));
+    each_match(&q.declarations, root, src, |m| reader.declaration(m));
+    each_match(&q.classes, root, src, |m| {
+        reader.class(m.node("class"), m.node("body"))
+    });
+    if let Some(enums) = &q.enums {
+        each_match(enums, root, src, |m| {
+            let (e, member, value) = (m.node("enum"), m.node("member"), m.node("value"));
+            if let Some(v) = syntax::string_value(value, src) {
+                reader.constant(format!("{}.{}", text(e, src), text(member, src)), v);
+            }
+        });
+    }
+    reader.facts
+}
+
+/// One query match with its captures looked up by name.
+struct Match<'q, 't> {
+    query: &'q Query,
+    captures: Vec<(u32, Node<'t>)>,
+}
+
+impl<'t> Match<'_, 't> {
+    fn get(&self, name: &str) -> Option<Node<'t>> {
+        let idx = self.query.capture_index_for_name(name)?;
+        self.captures
+            .iter()
+            .find(|(i, _)| *i == idx)
+            .map(|(_, n)| *n)
+    }
+    fn node(&self, name: &str) -> Node<'t> {
+        self.get(name)
+            .unwrap_or_else(|| panic!("capture @{name} is in the query"))
+    }
+}
+
+fn each_match<'t>(query: &Query, root: Node<'t>, src: &str, mut f: impl FnMut(&Match<'_, 't>)) {
+    let mut cursor = QueryCursor::new();
+    let mut matches = cursor.matches(query, root, src.as_bytes());
+    while let Some(m) = matches.next() {
+        let captures = m.captures.iter().map(|c| (c.index, c.node)).collect();
+        f(&Match { query, captures });
+    }
+}
+
+fn first_error(node: Node) -> Option<Node> {
+    if node.is_error() || node.is_missing() {
+        return Some(node);
+    }
+    if !node.has_error() {
+        return None;
+    }
+    let mut cursor = node.walk();
+    let children: Vec<Node> = node.children(&mut cursor).collect();
+    children.into_iter().find_map(first_error).or(Some(node))
+}
+
+struct Reader<'s> {
+    src: &'s str,
+    rel: &'s str,
+    facts: FileFacts,
+    /// Objects passed straight to a register call (`addTool({...})`), by start byte.
+    registered_objects: HashSet<usize>,
+}
+
+impl Reader<'_> {
+    fn handler_ref(&self, node: Node) -> Option<HandlerRef> {
+        let node = unwrap(node);
+        if is_function(node) || node.kind() == "method_definition" {
+            Some(HandlerRef::At(span(node, self.rel)))
+        } else if node.kind() == "identifier" {
+            Some(HandlerRef::Named(text(node, self.src).to_string()))
+        } else {
+            None
+        }
+    }
+
+    fn register_call(&mut self, m: &Match) {
+        let (call, method, args) = (m.node("call"), m.node("method"), m.node("args"));
+        let args = arguments(args);
+        let Some(first) = args.first().map(|a| unwrap(*a)) else {
+            return;
+        };
+        if first.kind() == "object" {
+            self.registered_objects.insert(first.start_byte());
+            return;
+        }
+        let last = *args.last().unwrap();
+        let handler = if args.len() > 1 {
+            self.handler_ref(last)
+        } else {
+            None
+        };
+        let middle_end = if handler.is_some() {
+            args.len() - 1
+        } else {
+            args.len()
+        };
+        let middle = &args[1..middle_end.max(1)];
+        let (mut description, mut schema) = (Expr::Unknown, SchemaRef::None);
+        if text(method, self.src) == "registerTool" {
+            if let Some(config) = middle
+                .first()
+                .map(|c| unwrap(*c))
+                .filter(|c| c.kind() == "object")
+            {
+                for (key, value, _) in object_entries(config, self.src) {
+                    if key == "description" {
+                        description = expr(value, self.src);
+                    } else if SCHEMA_KEYS.contains(&key.as_str()) && schema == SchemaRef::None {
+                        schema = params::read_schema(value, self.src);
+                    }
+                }
+            }
+        } else {
+            let mut rest = middle;
+            if let Some(d) = rest.first() {
+                let d = expr(*d, self.src);
+                // `tool(name, X, cb)` with X a bare name: a description constant or a schema.
+                let ambiguous = matches!(d, Expr::Path(_)) && rest.len() == 1;
+                if matches!(d, Expr::Str(_))
+                    || (matches!(d, Expr::Path(_)) && rest.len() >= 2)
+                    || ambiguous
+                {
+                    description = d;
+                    if !ambiguous {
+                        rest = &rest[1..];
+                    }
+                }
+            }
+            if let Some(s) = rest.first() {
+                schema = params::read_schema(*s, self.src);
+            }
+        }
+        let mut definition = span(call, self.rel);
+        if handler.is_some() && middle_end >= 1 {
+            let before = args[middle_end - 1];
+            definition.end_line = before.end_position().row + 1;
+            definition.bytes.1 = before.end_byte();
+        }
+        self.facts.candidates.push(Candidate {
+            name: expr(first, self.src),
+            kind: CandidateKind::RegisterCall,
+            definition,
+            handler,
+            description,
+            schema,
+        });
+    }
+
+    fn object(&mut self, object: Node) {
+        let entries = object_entries(object, self.src);
+        let has = |k: &str| entries.iter().any(|(key, _, _)| key == k);
+        let value = |k: &str| {
+            entries
+                .iter()
+                .find(|(key, _, _)| key == k)
+                .map(|(_, v, _)| *v)
+        };
+        let registered = self.registered_objects.contains(&object.start_byte());
+        let strong = STRONG_TOOL_KEYS.iter().any(|k| has(k));
+        let weak = has("description") && WEAK_TOOL_KEYS.iter().any(|k| has(k));
+        let excluded = NOT_TOOL_KEYS.iter().any(|k| has(k));
+        let looks_like_tool = (strong || weak || registered) && !excluded;
+
+        if looks_like_tool {
+            let name = match value("name") {
+                Some(v) if v.kind() != "shorthand_property_identifier" => Some(expr(v, self.src)),
+                Some(_) => None,
+                None => self.map_entry_key(object),
+            };
+            if let Some(name) = name {
+                let kind = if value("name").is_some() {
+                    CandidateKind::ToolObject { registered }
+                } else {
+                    CandidateKind::MapEntry
+                };
+                let definition = match kind {
+                    CandidateKind::MapEntry => span(object.parent().unwrap_or(object), self.rel),
+                    _ => span(object, self.rel),
+                };
+                self.facts.candidates.push(Candidate {
+                    name,
+                    kind,
+                    definition,
+                    handler: HANDLER_KEYS
+                        .iter()
+                        .find_map(|k| value(k).and_then(|v| self.handler_ref(v))),
+                    description: value("description").map_or(Expr::Unknown, |d| expr(d, self.src)),
+                    schema: SCHEMA_KEYS
+                        .iter()
+                        .find_map(|k| value(k))
+                        .map_or(SchemaRef::None, |s| params::read_schema(s, self.src)),
+                });
+            }
+            return;
+        }
+        // A handler map: `{ echo: async (args) => ..., "get-time": handleTime }`.
+        let mut cursor = object.walk();
+        for entry in object.named_children(&mut cursor) {
+            let (key, value) = match entry.kind() {
+                "pair" => (
+                    entry.child_by_field_name("key"),
+                    entry.child_by_field_name("value"),
+                ),
+                "method_definition" => (entry.child_by_field_name("name"), Some(entry)),
+                _ => continue,
+            };
+            let (Some(key), Some(value)) = (key, value) else {
+                continue;
+            };
+            if let Some(handler) = self.handler_ref(value) {
+                self.facts.dispatches.push(Dispatch {
+                    name: syntax::key_expr(key, self.src),
+                    kind: DispatchKind::MapKey,
+                    handler,
+                    on_tool_name: false,
+                });
+            }
+        }
+    }
+
+    /// The key under which an object sits in an enclosing object, if it does.
+    fn map_entry_key(&self, object: Node) -> Option<Expr> {
+        let pair = object.parent().filter(|p| p.kind() == "pair")?;
+        Some(syntax::key_expr(pair.child_by_field_name("key")?, self.src))
+    }
+
+    fn dispatch(&mut self, m: &Match) {
+        if let Some(case) = m.get("case") {
+            let value = m.node("value");
+            let subject = case
+                .parent()
+                .and_then(|body| body.parent())
+                .and_then(|switch| switch.child_by_field_name("value"))
+                .map_or("", |v| text(v, self.src));
+            let mut body = span(case, self.rel);
+            // `case "a": case "b": ...` shares the body of the next case that has statements.
+            let mut next = Some(case);
+            while let Some(c) = next.filter(|c| c.named_child_count() <= 1) {
+                next = c.next_named_sibling().filter(|s| s.kind() == "switch_case");
+                if let Some(n) = next {
+                    body.end_line = n.end_position().row + 1;
+                    body.bytes.1 = n.end_byte();
+                }
+            }
+            self.facts.dispatches.push(Dispatch {
+                name: expr(value, self.src),
+                kind: DispatchKind::Case,
+                handler: HandlerRef::At(body),
+                on_tool_name: names_a_tool(subject),
+            });
+            return;
+        }
+        let (compare, left, right) = (m.node("compare"), m.node("left"), m.node("right"));
+        let Some(consequence) = enclosing_if_consequence(compare) else {
+            return;
+        };
+        for (name_side, subject_side) in [(right, left), (left, right)] {
+            let name = expr(name_side, self.src);
+            if name == Expr::Unknown || syntax::path(subject_side, self.src).is_none() {
+                continue;
+            }
+            self.facts.dispatches.push(Dispatch {
+                name,
+                kind: DispatchKind::If,
+                handler: HandlerRef::At(span(consequence, self.rel)),
+                on_tool_name: names_a_tool(text(subject_side, self.src)),
+            });
+        }
+    }
+
+    fn declaration(&mut self, m: &Match) {
+        if let Some(function) = m.get("function") {
+            let name = text(m.node("name"), self.src).to_string();
+            self.facts.functions.push((name, span(function, self.rel)));
+            return;
+        }
+        if m.get("assignment").is_some() {
+            let (Some(name), Some(value)) = (
+                syntax::path(m.node("name"), self.src),
+                syntax::string_value(m.node("value"), self.src),
+            ) else {
+                return;
+            };
+            self.constant(name, value);
+            return;
+        }
+        let name = text(m.node("name"), self.src).to_string();
+        let value = unwrap(m.node("value"));
+        if let Some(s) = syntax::string_value(value, self.src) {
+            self.constant(name, s);
+        } else if is_function(value) {
+            self.facts.functions.push((name, span(value, self.rel)));
+        } else if value.kind() == "object" {
+            for (key, v, _) in object_entries(value, self.src) {
+                if let Some(s) = syntax::string_value(v, self.src) {
+                    self.constant(format!("{name}.{key}"), s);
+                }
+            }
+            if self.is_schema_like(value) {
+                if let SchemaRef::Inline(p) = params::read_schema(value, self.src) {
+                    self.facts.schemas.push((name, p));
+                }
+            }
+        } else if value.kind() == "call_expression" {
+            if let SchemaRef::Inline(p) = params::read_schema(value, self.src) {
+                self.facts.schemas.push((name, p));
+            }
+        }
+    }
+
+    /// A JSON schema, or a raw zod shape whose values are zod chains.
+    fn is_schema_like(&self, object: Node) -> bool {
+        let entries = object_entries(object, self.src);
+        entries.iter().any(|(k, _, _)| k == "properties")
+            || (!entries.is_empty()
+                && entries.iter().all(|(_, v, _)| {
+                    let v = unwrap(*v);
+                    v.kind() == "call_expression" && text(v, self.src).contains("z.")
+                }))
+    }
+
+    fn constant(&mut self, name: String, value: String) {
+        // CommonJS exports are also imported by their bare name.
+        for prefix in ["module.exports.", "exports."] {
+            if let Some(bare) = name.strip_prefix(prefix) {
+                self.facts.constants.push((bare.to_string(), value.clone()));
+            }
+        }
+        self.facts.constants.push((name, value));
+    }
+
+    fn class(&mut self, class: Node, body: Node) {
+        let mut fields = Vec::new();
+        let mut methods = Vec::new();
+        let mut cursor = body.walk();
+        for member in body.named_children(&mut cursor) {
+            let key = member
+                .child_by_field_name("property")
+                .or_else(|| member.child_by_field_name("name"));
+            let Some(key) = key.map(|k| text(k, self.src).to_string()) else {
+                continue;
+            };
+            match member.kind() {
+                "field_definition" | "public_field_definition" => {
+                    if let Some(v) = member.child_by_field_name("value") {
+                        fields.push((key, v));
+                    }
+                }
+                "method_definition" => methods.push((key, member)),
+                _ => {}
+            }
+        }
+        let field = |k: &str| fields.iter().find(|(key, _)| key == k).map(|(_, v)| *v);
+        let Some(name) = field("name").map(|n| expr(n, self.src)) else {
+            return;
+        };
+        let describes_tool = ["description"]
+            .iter()
+            .chain(SCHEMA_KEYS)
+            .any(|k| field(k).is_some());
+        if name == Expr::Unknown || !describes_tool {
+            return;
+        }
+        let handler = HANDLER_KEYS
+            .iter()
+            .find_map(|k| methods.iter().find(|(m, _)| m == k))
+            .map(|(_, node)| HandlerRef::At(span(*node, self.rel)));
+        self.facts.candidates.push(Candidate {
+            name,
+            kind: CandidateKind::Class,
+            definition: span(class, self.rel),
+            handler,
+            description: field("description").map_or(Expr::Unknown, |d| expr(d, self.src)),
+            schema: SCHEMA_KEYS
+                .iter()
+                .find_map(|k| field(k))
+                .map_or(SchemaRef::None, |s| params::read_schema(s, self.src)),
+        });
+    }
+}
+
+/// Whether a switch subject or comparison operand reads like the requested tool's name.
+fn names_a_tool(subject: &str) -> bool {
+    let s = subject.to_ascii_lowercase();
+    s.contains("name") || s.contains("tool")
+}
+
+/// The block an `if` runs when a comparison in its condition (possibly inside `||`/`&&`) holds.
+fn enclosing_if_consequence(compare: Node) -> Option<Node> {
+    let mut node = compare;
+    loop {
+        let parent = node.parent()?;
+        match parent.kind() {
+            "parenthesized_expression" | "binary_expression" | "unary_expression" => node = parent,
+            "if_statement" => {
+                let is_condition =
+                    parent.child_by_field_name("condition").map(|c| c.id()) == Some(node.id());
+                return if is_condition {
+                    parent.child_by_field_name("consequence")
+                } else {
+                    None
+                };
+            }
+            _ => return None,
+        }
+    }
+}

@@ -1,0 +1,92 @@
+//! Anchoring: finding every tool a JS/TS MCP server package defines, statically.
+//!
+//! Files are parsed in parallel; each yields [`facts::FileFacts`] (its trees are then dropped),
+//! and [`link::link`] joins the facts of all files into one [`Inventory`].
+
+pub mod facts;
+pub mod files;
+pub mod grammar;
+pub mod link;
+pub mod params;
+pub mod syntax;
+
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use tree_sitter::{Parser, Tree};
+
+use crate::inventory::Inventory;
+use files::SourceFile;
+use grammar::Lang;
+
+#[derive(Debug, thiserror::Error)]
+pub enum AnchorError {
+    #[error("{0} is not a folder")]
+    NotAFolder(PathBuf),
+    #[error(
+        "{0} has no package.json, so it is not an npm package (give the folder that holds package.json)"
+    )]
+    NoPackageJson(PathBuf),
+}
+
+/// Anchors every tool of the package at `root`.
+pub fn anchor(root: &Path) -> Result<Inventory, AnchorError> {
+    check_package(root)?;
+    let (files, mut warnings) = files::discover(root);
+    let mut read: Vec<(String, facts::FileFacts)> = files
+        .par_iter()
+        .map(|f| (f.rel.clone(), read_file(f)))
+        .collect();
+    for (_, facts) in &mut read {
+        warnings.append(&mut facts.warnings);
+    }
+    let tools = link::link(&read);
+    Ok(Inventory {
+        root: root.display().to_string(),
+        tools,
+        warnings,
+    })
+}
+
+pub fn check_package(root: &Path) -> Result<(), AnchorError> {
+    if !root.is_dir() {
+        return Err(AnchorError::NotAFolder(root.to_path_buf()));
+    }
+    if !root.join("package.json").is_file() {
+        return Err(AnchorError::NoPackageJson(root.to_path_buf()));
+    }
+    Ok(())
+}
+
+fn read_file(file: &SourceFile) -> facts::FileFacts {
+    let skipped = |why: String| facts::FileFacts {
+        warnings: vec![format!("{}: skipped, {why}", file.rel)],
+        ..Default::default()
+    };
+    let bytes = match std::fs::read(&file.path) {
+        Ok(b) => b,
+        Err(e) => return skipped(format!("cannot read it: {e}")),
+    };
+    if bytes.iter().take(8192).any(|b| *b == 0) {
+        return skipped("it is binary (has NUL bytes)".into());
+    }
+    let Ok(src) = String::from_utf8(bytes) else {
+        return skipped("it is not UTF-8 text".into());
+    };
+    match parse(&src, file.lang) {
+        Some(tree) => facts::read(&tree, &src, &file.rel, file.lang),
+        None => skipped("the parser gave up on it".into()),
+    }
+}
+
+/// Parses one source text; also the baseline the anchoring benchmark compares against.
+pub fn parse(src: &str, lang: Lang) -> Option<Tree> {
+    let mut parser = Parser::new();
+    parser.set_language(&lang.language()).ok()?;
+    parser.parse(src, None)
+}
+
+/// The source files anchoring would read, for benchmarks and diagnostics.
+pub fn source_files(root: &Path) -> Vec<SourceFile> {
+    files::discover(root).0
+}

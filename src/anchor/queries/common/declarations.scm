@@ -1,0 +1,13 @@
+; Named values that tools refer to: string constants holding tool names, schemas declared apart
+; from the tool, objects of constants, and handler functions passed by name.
+(variable_declarator
+  name: (identifier) @name
+  value: (_) @value) @declarator
+
+(function_declaration
+  name: (identifier) @name) @function
+
+; Compiled TypeScript enums and CommonJS exports: `ToolName["ECHO"] = "echo"`, `exports.X = "x"`.
+(assignment_expression
+  left: [(member_expression) (subscript_expression) (identifier)] @name
+  right: [(string) (template_string)] @value) @assignment

@@ -1,0 +1,199 @@
+//! Small readings of syntax nodes: literal strings, dotted names, spans, wrappers to look through.
+
+use tree_sitter::Node;
+
+use crate::inventory::Span;
+
+/// A value read statically from the source: a literal string, a name that may hold one
+/// (`ECHO`, `ToolName.ECHO`), or something we cannot read without running the code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Expr {
+    Str(String),
+    Path(String),
+    Unknown,
+}
+
+pub fn text<'a>(node: Node, src: &'a str) -> &'a str {
+    &src[node.byte_range()]
+}
+
+pub fn span(node: Node, file: &str) -> Span {
+    Span {
+        file: file.to_string(),
+        start_line: node.start_position().row + 1,
+        end_line: node.end_position().row + 1,
+        bytes: (node.start_byte(), node.end_byte()),
+    }
+}
+
+/// Looks through wrappers that do not change a value: parentheses, `as const`, `satisfies T`, `x!`.
+pub fn unwrap(mut node: Node) -> Node {
+    loop {
+        let inner = match node.kind() {
+            "parenthesized_expression"
+            | "as_expression"
+            | "satisfies_expression"
+            | "non_null_expression"
+            | "type_assertion" => node.named_child(0),
+            _ => None,
+        };
+        match inner {
+            Some(n) => node = n,
+            None => return node,
+        }
+    }
+}
+
+/// The value of a string literal, a template without substitutions, or a `+` of those.
+pub fn string_value(node: Node, src: &str) -> Option<String> {
+    let node = unwrap(node);
+    match node.kind() {
+        "string" => Some(unescape(strip_quotes(text(node, src)))),
+        "template_string" => {
+            let mut cursor = node.walk();
+            if node
+                .named_children(&mut cursor)
+                .any(|c| c.kind() == "template_substitution")
+            {
+                return None;
+            }
+            Some(unescape(strip_quotes(text(node, src))))
+        }
+        "binary_expression"
+            if node.child_by_field_name("operator").map(|o| o.kind()) == Some("+") =>
+        {
+            let left = string_value(node.child_by_field_name("left")?, src)?;
+            let right = string_value(node.child_by_field_name("right")?, src)?;
+            Some(left + &right)
+        }
+        _ => None,
+    }
+}
+
+fn strip_quotes(s: &str) -> &str {
+    if s.len() >= 2 { &s[1..s.len() - 1] } else { s }
+}
+
+/// Resolves the escapes that appear in tool names and descriptions; others are kept as written.
+fn unescape(s: &str) -> String {
+    if !s.contains('\\') {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some('\n') => {}
+            Some(other) => out.push(other),
+            None => out.push('\\'),
+        }
+    }
+    out
+}
+
+/// A dotted name for an identifier or member chain: `ECHO`, `ToolName.ECHO`, `X["a"]` as `X.a`.
+pub fn path(node: Node, src: &str) -> Option<String> {
+    let node = unwrap(node);
+    match node.kind() {
+        "identifier" | "property_identifier" | "this" | "shorthand_property_identifier" => {
+            Some(text(node, src).to_string())
+        }
+        "member_expression" => {
+            let object = path(node.child_by_field_name("object")?, src)?;
+            let property = node.child_by_field_name("property")?;
+            Some(format!("{object}.{}", text(property, src)))
+        }
+        "subscript_expression" => {
+            let object = path(node.child_by_field_name("object")?, src)?;
+            let index = string_value(node.child_by_field_name("index")?, src)?;
+            Some(format!("{object}.{index}"))
+        }
+        _ => None,
+    }
+}
+
+pub fn expr(node: Node, src: &str) -> Expr {
+    if let Some(s) = string_value(node, src) {
+        Expr::Str(s)
+    } else if let Some(p) = path(node, src) {
+        Expr::Path(p)
+    } else {
+        Expr::Unknown
+    }
+}
+
+/// The key of an object pair as written: `name`, `"name"`, or a computed `[ToolName.ECHO]`.
+pub fn key_expr(key: Node, src: &str) -> Expr {
+    match key.kind() {
+        "property_identifier" | "shorthand_property_identifier" | "private_property_identifier" => {
+            Expr::Str(text(key, src).to_string())
+        }
+        "computed_property_name" => key.named_child(0).map_or(Expr::Unknown, |n| expr(n, src)),
+        "number" => Expr::Str(text(key, src).to_string()),
+        _ => expr(key, src),
+    }
+}
+
+/// A plain key's text (`name`, `"name"`), for matching keys such as `inputSchema`.
+pub fn key_name(key: Node, src: &str) -> Option<String> {
+    match key_expr(key, src) {
+        Expr::Str(s) => Some(s),
+        _ => None,
+    }
+}
+
+pub fn is_function(node: Node) -> bool {
+    matches!(
+        unwrap(node).kind(),
+        "arrow_function" | "function_expression" | "function" | "generator_function"
+    )
+}
+
+/// The entries of an object literal: `(key, value node, whole entry node)`. Shorthand
+/// properties and methods count too, with the entry itself standing for the value.
+pub fn object_entries<'t>(object: Node<'t>, src: &str) -> Vec<(String, Node<'t>, Node<'t>)> {
+    let mut out = Vec::new();
+    let mut cursor = object.walk();
+    for child in object.named_children(&mut cursor) {
+        match child.kind() {
+            "pair" => {
+                if let (Some(k), Some(v)) = (
+                    child.child_by_field_name("key"),
+                    child.child_by_field_name("value"),
+                ) {
+                    if let Some(name) = key_name(k, src) {
+                        out.push((name, v, child));
+                    }
+                }
+            }
+            "shorthand_property_identifier" => {
+                out.push((text(child, src).to_string(), child, child))
+            }
+            "method_definition" => {
+                if let Some(name) = child
+                    .child_by_field_name("name")
+                    .and_then(|k| key_name(k, src))
+                {
+                    out.push((name, child, child));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The arguments of a call, without the parentheses and commas.
+pub fn arguments<'t>(args: Node<'t>) -> Vec<Node<'t>> {
+    let mut cursor = args.walk();
+    args.named_children(&mut cursor)
+        .filter(|n| n.kind() != "comment")
+        .collect()
+}

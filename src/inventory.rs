@@ -1,0 +1,87 @@
+//! The anchored view of a server package: which tools it defines, where, and with what schema.
+//!
+//! These types are the output of `anchor` and the input of every mutator, so their JSON form is
+//! part of the command-line contract (`mcpevol anchor --json`).
+
+use serde::{Deserialize, Serialize};
+
+/// Everything anchoring found in one package.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Inventory {
+    /// The package folder as the user gave it.
+    pub root: String,
+    /// One entry per tool name the server would report, sorted by name.
+    pub tools: Vec<Tool>,
+    /// Files skipped or only partly understood, each naming the file and the reason.
+    pub warnings: Vec<String>,
+}
+
+impl Inventory {
+    pub fn tool(&self, name: &str) -> Option<&Tool> {
+        self.tools.iter().find(|t| t.name == name)
+    }
+
+    pub fn names(&self) -> Vec<&str> {
+        self.tools.iter().map(|t| t.name.as_str()).collect()
+    }
+}
+
+/// How a tool is wired into the server, following Appendix F.2 of the MCPEvol-Bench paper.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[serde(rename_all = "kebab-case")]
+pub enum Style {
+    /// `server.tool(...)`, `registerTool(...)`, `addTool({...})`, class-based tools.
+    Register,
+    /// Tool objects listed by a ListTools handler, dispatched by `case "name":`.
+    Switch,
+    /// The same, dispatched by `if (name === "name")` chains.
+    If,
+    /// Definition and handler live in different files.
+    CrossFile,
+    /// A definition whose handler was not found, or is joined by a same-file map.
+    Other,
+}
+
+impl Style {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Style::Register => "register",
+            Style::Switch => "switch",
+            Style::If => "if",
+            Style::CrossFile => "cross-file",
+            Style::Other => "other",
+        }
+    }
+}
+
+/// A range of whole lines in one file: 1-based, inclusive, path relative to the package root.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Span {
+    pub file: String,
+    pub start_line: usize,
+    pub end_line: usize,
+    /// Byte offsets of the same node, so that snippets can be cut without re-parsing.
+    #[serde(skip)]
+    pub bytes: (usize, usize),
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Tool {
+    pub name: String,
+    pub style: Style,
+    pub definition: Span,
+    pub handler: Option<Span>,
+    pub description: Option<String>,
+    /// Parameters, where the input schema is written out literally (zod shape or JSON schema).
+    pub params: Vec<Param>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Param {
+    pub name: String,
+    /// `string`, `number`, `boolean`, `array`, `object`, `enum`, ... when it can be read.
+    #[serde(rename = "type")]
+    pub ty: Option<String>,
+    pub description: Option<String>,
+    pub required: bool,
+}

@@ -1,0 +1,8 @@
+//! mcpevol: evolve the source code of real MCP servers, version by version.
+//!
+//! The pipeline is visible in the modules: [`anchor`] finds the tools in the source,
+//! [`server`] runs the real server and lists what it serves.
+
+pub mod anchor;
+pub mod inventory;
+pub mod server;

@@ -1,0 +1,198 @@
+//! An MCP client session with a spawned server, through rmcp, the official Rust SDK.
+
+use std::path::Path;
+use std::time::Duration;
+
+use rmcp::ServiceExt;
+use rmcp::model::{CallToolRequestParams, ClientConfig};
+use rmcp::service::{RoleClient, RunningService};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+use tokio::time::Instant;
+
+use super::ServerError;
+use super::launch::{self, LaunchConfig};
+use super::process::ServerProcess;
+
+/// Lines of stderr quoted in an error.
+const STDERR_LINES_QUOTED: usize = 20;
+/// Time for a crashed server's last stderr to arrive before we quote it.
+const STDERR_SETTLE: Duration = Duration::from_millis(150);
+
+/// What `mcpevol tools --json` prints: the live `tools/list`, every page.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct LiveTools {
+    pub server: Value,
+    pub tools: Vec<Value>,
+}
+
+impl LiveTools {
+    pub fn names(&self) -> Vec<&str> {
+        self.tools
+            .iter()
+            .filter_map(|t| t["name"].as_str())
+            .collect()
+    }
+}
+
+/// The client we present. Some servers list tools only to clients that declare these
+/// capabilities, so all of them are declared; requests for them are answered empty or refused.
+fn client_config() -> ClientConfig {
+    let capabilities = json!({
+        "roots": {"listChanged": true},
+        "sampling": {},
+        "elicitation": {},
+        "extensions": {"io.modelcontextprotocol/tasks": {}},
+    });
+    ClientConfig::new(
+        serde_json::from_value(capabilities).expect("the capabilities above are well-formed"),
+        rmcp::model::Implementation::new("mcpevol", env!("CARGO_PKG_VERSION")),
+    )
+}
+
+pub struct Session {
+    client: RunningService<RoleClient, ClientConfig>,
+    process: ServerProcess,
+    server: String,
+    timeout: Duration,
+}
+
+impl Session {
+    /// Starts the server at `root` and completes the MCP handshake within `timeout`.
+    pub async fn start(
+        root: &Path,
+        config: &LaunchConfig,
+        extra_args: &[String],
+        timeout: Duration,
+    ) -> Result<Session, ServerError> {
+        let server = launch::package_name(root);
+        let (process, pipes) =
+            ServerProcess::spawn(config, root, extra_args).map_err(|source| {
+                ServerError::Spawn {
+                    server: server.clone(),
+                    command: config.command.clone(),
+                    source,
+                }
+            })?;
+        let deadline = Instant::now() + timeout;
+        match tokio::time::timeout_at(deadline, client_config().serve(pipes)).await {
+            Ok(Ok(client)) => Ok(Session {
+                client,
+                process,
+                server,
+                timeout,
+            }),
+            Ok(Err(e)) => {
+                Err(fail(process, &server, &format!("failed the MCP handshake ({e})")).await)
+            }
+            Err(_) => {
+                let what = format!("did not answer `initialize` within {}", secs(timeout));
+                Err(fail(process, &server, &what).await)
+            }
+        }
+    }
+
+    /// The server's `serverInfo` from the handshake.
+    pub fn server_info(&self) -> Value {
+        let info = self
+            .client
+            .peer_info()
+            .and_then(|i| serde_json::to_value(&*i).ok());
+        info.map_or(Value::Null, |i| i["serverInfo"].clone())
+    }
+
+    /// `tools/list`, following every page.
+    pub async fn list_tools(&mut self) -> Result<LiveTools, ServerError> {
+        let listing = tokio::time::timeout(self.timeout, self.client.peer().list_all_tools()).await;
+        let tools = match listing {
+            Ok(Ok(tools)) => tools,
+            Ok(Err(e)) => return Err(self.error(&format!("failed `tools/list` ({e})")).await),
+            Err(_) => {
+                let what = format!("did not answer `tools/list` within {}", secs(self.timeout));
+                return Err(self.error(&what).await);
+            }
+        };
+        let tools = tools
+            .iter()
+            .map(|t| serde_json::to_value(t).unwrap_or(Value::Null))
+            .collect();
+        Ok(LiveTools {
+            server: self.server_info(),
+            tools,
+        })
+    }
+
+    /// Calls one tool. A tool-level error (`isError`) is a normal outcome, returned as the
+    /// result; only a protocol failure, a crash or a timeout is an `Err`.
+    pub async fn call_tool(
+        &mut self,
+        name: &str,
+        arguments: Map<String, Value>,
+    ) -> Result<Value, ServerError> {
+        let params = CallToolRequestParams::new(name.to_string()).with_arguments(arguments);
+        match tokio::time::timeout(self.timeout, self.client.peer().call_tool(params)).await {
+            Ok(Ok(result)) => Ok(serde_json::to_value(result).unwrap_or(Value::Null)),
+            Ok(Err(e)) => Err(self
+                .error(&format!("failed the call to tool `{name}` ({e})"))
+                .await),
+            Err(_) => {
+                let what = format!(
+                    "did not answer the call to tool `{name}` within {}",
+                    secs(self.timeout)
+                );
+                Err(self.error(&what).await)
+            }
+        }
+    }
+
+    async fn error(&mut self, what: &str) -> ServerError {
+        failure(&mut self.process, &self.server, what).await
+    }
+
+    /// Ends the session and kills the server's whole process group.
+    pub async fn close(self) {
+        let Session {
+            client, process, ..
+        } = self;
+        drop(client);
+        process.kill().await;
+    }
+}
+
+/// The error for a server that misbehaved, with the evidence: exit status, stderr, stray stdout.
+async fn failure(process: &mut ServerProcess, server: &str, what: &str) -> ServerError {
+    tokio::time::sleep(STDERR_SETTLE).await;
+    let what = match process.exit_status() {
+        Some(status) => format!("{what}: it exited ({status})"),
+        None => what.to_string(),
+    };
+    ServerError::Failed {
+        server: server.to_string(),
+        what,
+        stderr_tail: process.stderr_tail(STDERR_LINES_QUOTED),
+        noise: process.noise(),
+    }
+}
+
+async fn fail(mut process: ServerProcess, server: &str, what: &str) -> ServerError {
+    let error = failure(&mut process, server, what).await;
+    process.kill().await;
+    error
+}
+
+fn secs(d: Duration) -> String {
+    format!("{}s", d.as_secs_f64())
+}
+
+/// Starts the server at `root`, lists its tools, and stops it.
+pub async fn list_tools(
+    root: &Path,
+    extra_args: &[String],
+    timeout: Duration,
+) -> Result<LiveTools, ServerError> {
+    let config = LaunchConfig::for_package(root)?;
+    let mut session = Session::start(root, &config, extra_args, timeout).await?;
+    let listed = session.list_tools().await;
+    session.close().await;
+    listed
+}
