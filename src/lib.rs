@@ -4,5 +4,7 @@
 //! [`server`] runs the real server and lists what it serves.
 
 pub mod anchor;
+pub mod catalog;
 pub mod inventory;
 pub mod server;
+pub mod survey;

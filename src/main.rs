@@ -1,14 +1,16 @@
 //! The `mcpevol` command line: parses arguments, calls the library, prints, maps errors to exit codes.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 
+use mcpevol::catalog::Catalog;
 use mcpevol::inventory::{Inventory, Span};
 use mcpevol::server;
+use mcpevol::survey::{self, PackageSurvey};
 
 #[derive(Parser)]
 #[command(
@@ -43,9 +45,28 @@ enum Command {
         #[arg(last = true)]
         server_args: Vec<String>,
     },
+    /// Anchor and list the live tools of every server in a catalog, and compare the two.
+    Survey {
+        /// A servers.toml; its packages are under node_modules/ beside it.
+        #[arg(default_value = "servers-npm/servers.toml")]
+        catalog: PathBuf,
+        #[arg(long)]
+        json: bool,
+        #[arg(long, default_value_t = server::DEFAULT_TIMEOUT.as_secs_f64())]
+        timeout: f64,
+    },
 }
 
 fn main() -> ExitCode {
+    // Die quietly when the reader of our output goes away (`mcpevol anchor . | head`), as
+    // command-line tools do, instead of panicking on the failed write.
+    // SAFETY: called before any other thread exists; SIG_DFL is always a valid handler.
+    unsafe {
+        let _ = nix::sys::signal::signal(
+            nix::sys::signal::Signal::SIGPIPE,
+            nix::sys::signal::SigHandler::SigDfl,
+        );
+    }
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_env("MCPEVOL_LOG"))
         .with_writer(std::io::stderr)
@@ -94,8 +115,73 @@ fn run(cli: Cli) -> Result<()> {
                 }
             }
         }
+        Command::Survey {
+            catalog,
+            json,
+            timeout,
+        } => {
+            let loaded = Catalog::load(&catalog)?;
+            let dir = catalog.parent().unwrap_or(Path::new("."));
+            let entries =
+                runtime()?.block_on(survey::survey_catalog(&loaded, dir, seconds(timeout)?));
+            let packages = survey::by_package(&entries);
+            if json {
+                print_json(&serde_json::json!({"entries": entries, "packages": packages}))?;
+            } else {
+                print_surveys(&packages);
+            }
+            let failed = packages.iter().filter(|s| s.result.is_err()).count();
+            if failed > 0 {
+                anyhow::bail!(
+                    "{failed} of {} packages could not be surveyed",
+                    packages.len()
+                );
+            }
+        }
     }
     Ok(())
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Runtime::new().context("cannot start the async runtime")
+}
+
+fn seconds(s: f64) -> Result<Duration> {
+    Duration::try_from_secs_f64(s).context("--timeout must be a positive number of seconds")
+}
+
+fn print_surveys(surveys: &[PackageSurvey]) {
+    println!(
+        "{:<48} {:>8} {:>5} {:>7} {:>9}  difference",
+        "package", "anchored", "live", "recall", "precision"
+    );
+    for s in surveys {
+        match &s.result {
+            Ok(c) => {
+                let mut diff = Vec::new();
+                if !c.missing.is_empty() {
+                    diff.push(format!("missing: {}", c.missing.join(", ")));
+                }
+                if !c.extra.is_empty() {
+                    diff.push(format!("extra: {}", c.extra.join(", ")));
+                }
+                println!(
+                    "{:<48} {:>8} {:>5} {:>7.3} {:>9.3}  {}",
+                    s.package,
+                    c.anchored,
+                    c.live,
+                    c.recall,
+                    c.precision,
+                    if diff.is_empty() {
+                        "exact".to_string()
+                    } else {
+                        diff.join("; ")
+                    }
+                );
+            }
+            Err(e) => println!("{:<48} failed: {}", s.package, first_line(e, 120)),
+        }
+    }
 }
 
 fn print_json(value: &impl serde::Serialize) -> Result<()> {

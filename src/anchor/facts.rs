@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use streaming_iterator::StreamingIterator;
 use tree_sitter::{Node, Query, QueryCursor, Tree};
 
-use super::grammar::Lang;
+use super::grammar::{Lang, QueryKind};
 use super::params::{self, SchemaRef};
 use super::syntax::{self, Expr, arguments, expr, is_function, object_entries, span, text, unwrap};
 use crate::inventory::{Param, Span};
@@ -74,6 +74,9 @@ pub struct Candidate {
     pub handler: Option<HandlerRef>,
     pub description: Expr,
     pub schema: SchemaRef,
+    /// The variable a definition object is assigned to (`const ECHO_TOOL = {...}`), through
+    /// which a registration helper may receive it.
+    pub holder: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,6 +84,9 @@ pub enum DispatchKind {
     Case,
     If,
     MapKey,
+    /// A call that gets a definition object and a function: `register(ECHO_TOOL, (a) => ...)`.
+    /// Its `name` is the path of the object passed, matched against candidates' holders.
+    RefCall,
 }
 
 /// A place that routes a call for one name to its implementation.
@@ -92,6 +98,8 @@ pub struct Dispatch {
     /// The switch or comparison is on something called like a tool name (`name`,
     /// `request.params.name`, `toolName`), which tells real dispatch from decoys.
     pub on_tool_name: bool,
+    /// For a `RefCall`, the other names passed beside the definition: one may be its schema.
+    pub beside: Vec<String>,
 }
 
 #[derive(Debug, Default)]
@@ -121,20 +129,26 @@ pub fn read(tree: &Tree, src: &str, rel: &str, lang: Lang) -> FileFacts {
             err.start_position().row + 1
         ));
     }
-    each_match(&q.register, root, src, |m| reader.register_call(m));
-    each_match(&q.objects, root, src, |m| reader.object(m.node("object")));
-    each_match(&q.dispatch, root, src, |m| reader.dispatch(m));
-    each_match(&q.declarations, root, src, |m| reader.declaration(m));
-    each_match(&q.classes, root, src, |m| {
-        reader.class(m.node("class"), m.node("body"))
-    });
-    if let Some(enums) = &q.enums {
-        each_match(enums, root, src, |m| {
-            let (e, member, value) = (m.node("enum"), m.node("member"), m.node("value"));
-            if let Some(v) = syntax::string_value(value, src) {
-                reader.constant(format!("{}.{}", text(e, src), text(member, src)), v);
+    let matches = all_matches(&q.all, root, src);
+    let kind = |m: &Match| q.kind(m.pattern);
+    // Registrations first: they claim the objects passed to them (`addTool({...})`).
+    for m in matches.iter().filter(|m| kind(m) == QueryKind::Register) {
+        reader.register_call(m);
+    }
+    for m in &matches {
+        match kind(m) {
+            QueryKind::Register => {}
+            QueryKind::Objects => reader.object(m.node("object")),
+            QueryKind::Dispatch => reader.dispatch(m),
+            QueryKind::Declarations => reader.declaration(m),
+            QueryKind::Classes => reader.class(m.node("class"), m.node("body")),
+            QueryKind::Enums => {
+                let (e, member, value) = (m.node("enum"), m.node("member"), m.node("value"));
+                if let Some(v) = syntax::string_value(value, src) {
+                    reader.constant(format!("{}.{}", text(e, src), text(member, src)), v);
+                }
             }
-        });
+        }
     }
     reader.facts
 }
@@ -142,6 +156,7 @@ pub fn read(tree: &Tree, src: &str, rel: &str, lang: Lang) -> FileFacts {
 /// One query match with its captures looked up by name.
 struct Match<'q, 't> {
     query: &'q Query,
+    pattern: usize,
     captures: Vec<(u32, Node<'t>)>,
 }
 
@@ -159,13 +174,19 @@ impl<'t> Match<'_, 't> {
     }
 }
 
-fn each_match<'t>(query: &Query, root: Node<'t>, src: &str, mut f: impl FnMut(&Match<'_, 't>)) {
+fn all_matches<'q, 't>(query: &'q Query, root: Node<'t>, src: &str) -> Vec<Match<'q, 't>> {
     let mut cursor = QueryCursor::new();
     let mut matches = cursor.matches(query, root, src.as_bytes());
+    let mut out = Vec::new();
     while let Some(m) = matches.next() {
         let captures = m.captures.iter().map(|c| (c.index, c.node)).collect();
-        f(&Match { query, captures });
+        out.push(Match {
+            query,
+            pattern: m.pattern_index,
+            captures,
+        });
     }
+    out
 }
 
 fn first_error(node: Node) -> Option<Node> {
@@ -211,10 +232,11 @@ impl Reader<'_> {
             return;
         }
         let last = *args.last().unwrap();
-        let handler = if args.len() > 1 {
-            self.handler_ref(last)
-        } else {
-            None
+        let handler = match unwrap(last) {
+            // registerToolTask takes an object of task functions ({ createTask, getTask, ... }).
+            h if h.kind() == "object" && args.len() > 2 => Some(HandlerRef::At(span(h, self.rel))),
+            _ if args.len() > 1 => self.handler_ref(last),
+            _ => None,
         };
         let middle_end = if handler.is_some() {
             args.len() - 1
@@ -223,7 +245,9 @@ impl Reader<'_> {
         };
         let middle = &args[1..middle_end.max(1)];
         let (mut description, mut schema) = (Expr::Unknown, SchemaRef::None);
-        if text(method, self.src) == "registerTool" {
+        // `registerTool(name, config, cb)` and its relatives take a config object;
+        // only the original `tool(name, ...)` spreads description and schema as arguments.
+        if text(method, self.src) != "tool" {
             if let Some(config) = middle
                 .first()
                 .map(|c| unwrap(*c))
@@ -270,6 +294,7 @@ impl Reader<'_> {
             handler,
             description,
             schema,
+            holder: None,
         });
     }
 
@@ -316,6 +341,7 @@ impl Reader<'_> {
                         .iter()
                         .find_map(|k| value(k))
                         .map_or(SchemaRef::None, |s| params::read_schema(s, self.src)),
+                    holder: self.holder(object),
                 });
             }
             return;
@@ -340,6 +366,7 @@ impl Reader<'_> {
                     kind: DispatchKind::MapKey,
                     handler,
                     on_tool_name: false,
+                    beside: Vec::new(),
                 });
             }
         }
@@ -352,6 +379,30 @@ impl Reader<'_> {
     }
 
     fn dispatch(&mut self, m: &Match) {
+        if m.get("refcall").is_some() {
+            let handler = span(m.node("handler"), self.rel);
+            let paths: Vec<String> = arguments(m.node("args"))
+                .into_iter()
+                .filter(|a| matches!(a.kind(), "identifier" | "member_expression"))
+                .filter_map(|a| syntax::path(a, self.src))
+                .collect();
+            for (i, path) in paths.iter().enumerate() {
+                let beside = paths
+                    .iter()
+                    .enumerate()
+                    .filter(|(j, _)| *j != i)
+                    .map(|(_, p)| p.clone())
+                    .collect();
+                self.facts.dispatches.push(Dispatch {
+                    name: Expr::Path(path.clone()),
+                    kind: DispatchKind::RefCall,
+                    handler: HandlerRef::At(handler.clone()),
+                    on_tool_name: true,
+                    beside,
+                });
+            }
+            return;
+        }
         if let Some(case) = m.get("case") {
             let value = m.node("value");
             let subject = case
@@ -374,6 +425,7 @@ impl Reader<'_> {
                 kind: DispatchKind::Case,
                 handler: HandlerRef::At(body),
                 on_tool_name: names_a_tool(subject),
+                beside: Vec::new(),
             });
             return;
         }
@@ -391,6 +443,7 @@ impl Reader<'_> {
                 kind: DispatchKind::If,
                 handler: HandlerRef::At(span(consequence, self.rel)),
                 on_tool_name: names_a_tool(text(subject_side, self.src)),
+                beside: Vec::new(),
             });
         }
     }
@@ -421,6 +474,11 @@ impl Reader<'_> {
             for (key, v, _) in object_entries(value, self.src) {
                 if let Some(s) = syntax::string_value(v, self.src) {
                     self.constant(format!("{name}.{key}"), s);
+                } else if unwrap(v).kind() == "call_expression" {
+                    // `const ECHO = { name, schema: z.object({...}) }`, used as `ECHO.schema`.
+                    if let SchemaRef::Inline(p) = params::read_schema(v, self.src) {
+                        self.facts.schemas.push((format!("{name}.{key}"), p));
+                    }
                 }
             }
             if self.is_schema_like(value) {
@@ -502,7 +560,23 @@ impl Reader<'_> {
                 .iter()
                 .find_map(|k| field(k))
                 .map_or(SchemaRef::None, |s| params::read_schema(s, self.src)),
+            holder: None,
         });
+    }
+
+    /// The name an object literal is stored under, if it is stored straight into one.
+    fn holder(&self, object: Node) -> Option<String> {
+        let parent = object.parent()?;
+        let name = match parent.kind() {
+            "variable_declarator" => parent.child_by_field_name("name"),
+            "assignment_expression" => parent.child_by_field_name("left"),
+            _ => None,
+        }?;
+        let path = syntax::path(name, self.src)?;
+        let bare = ["module.exports.", "exports."]
+            .iter()
+            .find_map(|p| path.strip_prefix(p));
+        Some(bare.map_or(path.clone(), str::to_string))
     }
 }
 

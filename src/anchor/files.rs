@@ -6,10 +6,14 @@ use walkdir::WalkDir;
 
 use super::grammar::Lang;
 
-/// Folders that never hold the server's own tools: dependencies, VCS data, tests and examples
+/// Folders that never hold the server's own tools: dependencies (installed or vendored into the
+/// build, often multi-megabyte bundles that would dominate time and memory), tests and examples
 /// (which often define decoy tools the real server does not list).
 const SKIPPED_DIRS: &[&str] = &[
     "node_modules",
+    "third_party",
+    "vendor",
+    "vendors",
     "test",
     "tests",
     "__tests__",

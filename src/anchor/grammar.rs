@@ -13,19 +13,32 @@ pub enum Lang {
     Tsx,
 }
 
+/// What a query file finds; each match is handed to the reader for its kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueryKind {
+    Register,
+    Objects,
+    Dispatch,
+    Declarations,
+    Classes,
+    Enums,
+}
+
 /// A query file, with the grammars it is written for.
 pub struct QuerySource {
     pub name: &'static str,
     pub text: &'static str,
+    pub kind: QueryKind,
     /// TypeScript-only node kinds (enums) do not exist in the JavaScript grammar.
     pub typescript_only: bool,
 }
 
 macro_rules! query_file {
-    ($dir:literal, $name:literal, $ts_only:expr) => {
+    ($dir:literal, $name:literal, $kind:expr, $ts_only:expr) => {
         QuerySource {
             name: concat!($dir, "/", $name, ".scm"),
             text: include_str!(concat!("queries/", $dir, "/", $name, ".scm")),
+            kind: $kind,
             typescript_only: $ts_only,
         }
     };
@@ -33,22 +46,20 @@ macro_rules! query_file {
 
 /// Every query the anchoring uses; a test compiles each one for each grammar it is written for.
 pub const QUERY_SOURCES: &[QuerySource] = &[
-    query_file!("common", "register", false),
-    query_file!("common", "objects", false),
-    query_file!("common", "dispatch", false),
-    query_file!("common", "declarations", false),
-    query_file!("common", "classes", false),
-    query_file!("typescript", "enums", true),
+    query_file!("common", "register", QueryKind::Register, false),
+    query_file!("common", "objects", QueryKind::Objects, false),
+    query_file!("common", "dispatch", QueryKind::Dispatch, false),
+    query_file!("common", "declarations", QueryKind::Declarations, false),
+    query_file!("common", "classes", QueryKind::Classes, false),
+    query_file!("typescript", "enums", QueryKind::Enums, true),
 ];
 
-/// The compiled queries of one grammar, indexed like the names below.
+/// All query files of one grammar compiled as one query, so that a file's tree is walked once
+/// rather than once per query file (the walk dominates anchoring time).
 pub struct Queries {
-    pub register: Query,
-    pub objects: Query,
-    pub dispatch: Query,
-    pub declarations: Query,
-    pub classes: Query,
-    pub enums: Option<Query>,
+    pub all: Query,
+    /// The kind of each pattern of `all`, by pattern index.
+    kinds: Vec<QueryKind>,
 }
 
 impl Lang {
@@ -100,21 +111,34 @@ impl Lang {
 
 impl Queries {
     fn compile(lang: Lang) -> Queries {
-        let get = |name: &str| {
-            let source = QUERY_SOURCES
-                .iter()
-                .find(|q| q.name.ends_with(&format!("/{name}.scm")))
-                .expect("every query named here is listed in QUERY_SOURCES");
-            compile_query(lang, source).unwrap_or_else(|e| panic!("{e}"))
-        };
-        Queries {
-            register: get("register"),
-            objects: get("objects"),
-            dispatch: get("dispatch"),
-            declarations: get("declarations"),
-            classes: get("classes"),
-            enums: lang.is_typescript().then(|| get("enums")),
+        let sources: Vec<&QuerySource> = QUERY_SOURCES
+            .iter()
+            .filter(|q| lang.is_typescript() || !q.typescript_only)
+            .collect();
+        let mut text = String::new();
+        let mut starts = Vec::new();
+        for source in &sources {
+            compile_query(lang, source).unwrap_or_else(|e| panic!("{e}"));
+            starts.push(text.len());
+            text += source.text;
+            text += "\n";
         }
+        let all = Query::new(&lang.language(), &text).expect("each part compiled alone");
+        let kinds = (0..all.pattern_count())
+            .map(|i| {
+                let at = all.start_byte_for_pattern(i);
+                let part = starts
+                    .iter()
+                    .rposition(|s| *s <= at)
+                    .expect("patterns start in a part");
+                sources[part].kind
+            })
+            .collect();
+        Queries { all, kinds }
+    }
+
+    pub fn kind(&self, pattern: usize) -> QueryKind {
+        self.kinds[pattern]
     }
 }
 
@@ -126,4 +150,47 @@ pub fn compile_query(lang: Lang, source: &QuerySource) -> Result<Query, String> 
             source.name, e.message, e.row, e.column
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_query_compiles_for_every_grammar_it_is_written_for() {
+        for source in QUERY_SOURCES {
+            for lang in Lang::ALL {
+                if source.typescript_only && !lang.is_typescript() {
+                    continue;
+                }
+                compile_query(lang, source).unwrap();
+            }
+        }
+    }
+
+    #[test]
+    fn typescript_only_queries_really_need_the_typescript_grammar() {
+        for source in QUERY_SOURCES.iter().filter(|q| q.typescript_only) {
+            assert!(
+                compile_query(Lang::JavaScript, source).is_err(),
+                "{} compiles for JavaScript too: make it common",
+                source.name
+            );
+        }
+    }
+
+    #[test]
+    fn declaration_files_and_non_sources_get_no_grammar() {
+        assert_eq!(Lang::for_path(Path::new("dist/index.d.ts")), None);
+        assert_eq!(Lang::for_path(Path::new("dist/index.js.map")), None);
+        assert_eq!(
+            Lang::for_path(Path::new("dist/index.cjs")),
+            Some(Lang::JavaScript)
+        );
+        assert_eq!(Lang::for_path(Path::new("src/app.tsx")), Some(Lang::Tsx));
+        assert_eq!(
+            Lang::for_path(Path::new("src/index.mts")),
+            Some(Lang::TypeScript)
+        );
+    }
 }

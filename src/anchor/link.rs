@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::facts::{Candidate, CandidateKind, Dispatch, DispatchKind, FileFacts, HandlerRef};
-use super::params::SchemaRef;
+use super::params::{self, SchemaRef};
 use super::syntax::Expr;
 use crate::inventory::{Param, Span, Style, Tool};
 
@@ -58,6 +58,7 @@ impl<'f> Names<'f> {
         match schema {
             SchemaRef::Inline(p) => p.clone(),
             SchemaRef::Named(path) => suffixes(path)
+                .chain(suffixes(params::strip_view_suffix(path)))
                 .find_map(|k| self.schemas.get(k))
                 .map(|p| p.to_vec())
                 .unwrap_or_default(),
@@ -77,16 +78,21 @@ impl<'f> Names<'f> {
     }
 }
 
-/// `a.b.c`, then `b.c`; a lone identifier only as itself.
+/// The path as written, then without a leading module binding: compilers reach imports through
+/// one (`tools_1.ECHO` from tsc, `import_tools.ECHO` from esbuild), the source names them bare.
 fn suffixes(path: &str) -> impl Iterator<Item = &str> {
-    let dots: Vec<usize> = path.match_indices('.').map(|(i, _)| i).collect();
-    let keep_two = dots.len().saturating_sub(1);
-    std::iter::once(path).chain(dots.into_iter().take(keep_two).map(move |i| &path[i + 1..]))
+    let unqualified = path.split_once('.').and_then(|(first, rest)| {
+        let tsc_alias = first
+            .rsplit_once('_')
+            .is_some_and(|(_, n)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+        (tsc_alias || first.starts_with("import_")).then_some(rest)
+    });
+    std::iter::once(path).chain(unqualified)
 }
 
 /// The order in which duplicate definitions of one name are preferred: explicit registration
 /// first, and compiled JavaScript over its TypeScript source, since JavaScript is what runs.
-fn rank(c: &Candidate) -> (u8, bool) {
+fn rank(c: &Candidate, entry: Option<&str>) -> (u8, bool, bool) {
     let kind = match c.kind {
         CandidateKind::RegisterCall => 0,
         CandidateKind::ToolObject { registered: true } => 1,
@@ -94,7 +100,13 @@ fn rank(c: &Candidate) -> (u8, bool) {
         CandidateKind::ToolObject { registered: false } => 3,
         CandidateKind::MapEntry => 4,
     };
-    (kind, is_typescript(&c.definition.file))
+    // A package may ship the same server twice (ESM and CJS, stdio and HTTP entry points):
+    // prefer the file that the launch command runs.
+    (
+        kind,
+        is_typescript(&c.definition.file),
+        Some(c.definition.file.as_str()) != entry,
+    )
 }
 
 fn is_typescript(file: &str) -> bool {
@@ -103,8 +115,61 @@ fn is_typescript(file: &str) -> bool {
         .any(|e| file.ends_with(e))
 }
 
-pub fn link(files: &[(String, FileFacts)]) -> Vec<Tool> {
+pub fn link(files: &[(String, FileFacts)], entry_file: Option<&str>) -> Vec<Tool> {
     let names = Names::new(files);
+    let (best, loop_registration) = choose_definitions(files, &names, entry_file);
+    let dispatches = resolve_dispatches(files, &names);
+    best.into_iter()
+        .map(|(name, c)| {
+            let file = c.definition.file.as_str();
+            let own_handler = c.handler.as_ref().and_then(|h| names.handler_span(h, file));
+            let registered = matches!(
+                c.kind,
+                CandidateKind::RegisterCall
+                    | CandidateKind::Class
+                    | CandidateKind::ToolObject { registered: true }
+            );
+            let mut params = names.params(&c.schema);
+            let (style, handler) = match own_handler {
+                h if registered => (Style::Register, h),
+                Some(h) if loop_registration => (Style::Register, Some(h)),
+                own => match find_dispatch(&name, file, &dispatches, &names) {
+                    Some((d, span)) => {
+                        if params.is_empty() {
+                            // `register(TOOL, ParamsSchema, handler)`: the schema came along.
+                            let beside = d
+                                .beside
+                                .iter()
+                                .map(|p| names.params(&SchemaRef::Named(p.clone())));
+                            params = beside
+                                .into_iter()
+                                .find(|p| !p.is_empty())
+                                .unwrap_or_default();
+                        }
+                        (dispatch_style(d.kind, file, &span), Some(span))
+                    }
+                    None => (Style::Other, own),
+                },
+            };
+            Tool {
+                description: names.resolve(&c.description, file),
+                params,
+                name,
+                style,
+                definition: c.definition.clone(),
+                handler,
+            }
+        })
+        .collect()
+}
+
+/// The best definition of each tool name, and whether some registration call takes its name
+/// from a variable (a loop over definition objects).
+fn choose_definitions<'f>(
+    files: &'f [(String, FileFacts)],
+    names: &Names,
+    entry_file: Option<&str>,
+) -> (BTreeMap<String, &'f Candidate>, bool) {
     let mut best: BTreeMap<String, &Candidate> = BTreeMap::new();
     let mut loop_registration = false;
     for (rel, facts) in files {
@@ -118,47 +183,43 @@ pub fn link(files: &[(String, FileFacts)]) -> Vec<Tool> {
                 continue;
             }
             let entry = best.entry(name).or_insert(c);
-            if rank(c) < rank(entry) {
+            if rank(c, entry_file) < rank(entry, entry_file) {
                 *entry = c;
             }
         }
     }
-    let names_ref = &names;
-    let dispatches: Vec<(String, &Dispatch)> = files
-        .iter()
-        .flat_map(|(rel, f)| {
-            f.dispatches
-                .iter()
-                .filter_map(move |d| Some((names_ref.resolve(&d.name, rel)?, d)))
-        })
-        .collect();
-    best.into_iter()
-        .map(|(name, c)| {
-            let file = c.definition.file.as_str();
-            let own_handler = c.handler.as_ref().and_then(|h| names.handler_span(h, file));
-            let (style, handler) = match (c.kind, own_handler) {
-                (
-                    CandidateKind::RegisterCall
-                    | CandidateKind::Class
-                    | CandidateKind::ToolObject { registered: true },
-                    h,
-                ) => (Style::Register, h),
-                (_, Some(h)) if loop_registration => (Style::Register, Some(h)),
-                (_, own) => match find_dispatch(&name, file, &dispatches, &names) {
-                    Some((kind, span)) => (dispatch_style(kind, file, &span), Some(span)),
-                    None => (Style::Other, own),
-                },
-            };
-            Tool {
-                description: names.resolve(&c.description, file),
-                params: names.params(&c.schema),
-                name,
-                style,
-                definition: c.definition.clone(),
-                handler,
+    (best, loop_registration)
+}
+
+/// Every dispatch whose name resolves, with that name. A call that passes a definition object
+/// (`register(ECHO_TOOL, handler)`) names the tool that object defines.
+fn resolve_dispatches<'f>(
+    files: &'f [(String, FileFacts)],
+    names: &Names,
+) -> Vec<(String, &'f Dispatch)> {
+    let mut holders: HashMap<&str, String> = HashMap::new();
+    for (rel, facts) in files {
+        for c in &facts.candidates {
+            if let (Some(h), Some(name)) = (&c.holder, names.resolve(&c.name, rel)) {
+                holders.insert(h.as_str(), name);
             }
-        })
-        .collect()
+        }
+    }
+    let mut out = Vec::new();
+    for (rel, facts) in files {
+        for d in &facts.dispatches {
+            let name = match (&d.kind, &d.name) {
+                (DispatchKind::RefCall, Expr::Path(p)) => {
+                    suffixes(p).find_map(|k| holders.get(k).cloned())
+                }
+                _ => names.resolve(&d.name, rel),
+            };
+            if let Some(name) = name {
+                out.push((name, d));
+            }
+        }
+    }
+    out
 }
 
 fn dispatch_style(kind: DispatchKind, def_file: &str, handler: &Span) -> Style {
@@ -168,6 +229,7 @@ fn dispatch_style(kind: DispatchKind, def_file: &str, handler: &Span) -> Style {
     match kind {
         DispatchKind::Case => Style::Switch,
         DispatchKind::If => Style::If,
+        DispatchKind::RefCall => Style::Register,
         DispatchKind::MapKey => Style::Other,
     }
 }
@@ -175,12 +237,12 @@ fn dispatch_style(kind: DispatchKind, def_file: &str, handler: &Span) -> Style {
 /// The handler for a listed tool: a dispatch on something named like a tool name beats one on
 /// anything else (a decoy `switch (format)`), then switch and if beat maps, then the same file
 /// (and language) as the definition beats another.
-fn find_dispatch(
+fn find_dispatch<'d>(
     name: &str,
     def_file: &str,
-    dispatches: &[(String, &Dispatch)],
+    dispatches: &[(String, &'d Dispatch)],
     names: &Names,
-) -> Option<(DispatchKind, Span)> {
+) -> Option<(&'d Dispatch, Span)> {
     dispatches
         .iter()
         .filter(|(n, _)| n == name)
@@ -193,5 +255,5 @@ fn find_dispatch(
                 span.file != def_file,
             )
         })
-        .map(|(d, span)| (d.kind, span))
+        .map(|(d, span)| (*d, span))
 }

@@ -40,12 +40,30 @@ pub fn anchor(root: &Path) -> Result<Inventory, AnchorError> {
     for (_, facts) in &mut read {
         warnings.append(&mut facts.warnings);
     }
-    let tools = link::link(&read);
+    let entry = entry_file(root);
+    let tools = link::link(&read, entry.as_deref());
+    if tools.is_empty() {
+        warnings.push(format!(
+            "no tools found in the package's own {} source files; a server that takes its tools from a dependency (node_modules) is out of reach",
+            read.len()
+        ));
+    }
     Ok(Inventory {
         root: root.display().to_string(),
         tools,
         warnings,
     })
+}
+
+/// The source file the server's launch command runs, relative to the root.
+fn entry_file(root: &Path) -> Option<String> {
+    let config = crate::server::LaunchConfig::for_package(root).ok()?;
+    let script = config.args.iter().find(|a| root.join(a).is_file())?;
+    Some(
+        files::relative(root, &root.join(script))
+            .trim_start_matches("./")
+            .to_string(),
+    )
 }
 
 pub fn check_package(root: &Path) -> Result<(), AnchorError> {

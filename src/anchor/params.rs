@@ -23,8 +23,7 @@ pub fn read_schema(node: Node, src: &str) -> SchemaRef {
     match node.kind() {
         "object" => SchemaRef::Inline(read_object_schema(node, src)),
         "identifier" | "member_expression" => match syntax::path(node, src) {
-            // `Schema.shape` and `Schema.inputSchema` are views of the named schema itself.
-            Some(p) => SchemaRef::Named(strip_view_suffix(&p).to_string()),
+            Some(p) => SchemaRef::Named(p),
             None => SchemaRef::None,
         },
         "call_expression" => read_schema_call(node, src),
@@ -32,7 +31,8 @@ pub fn read_schema(node: Node, src: &str) -> SchemaRef {
     }
 }
 
-fn strip_view_suffix(path: &str) -> &str {
+/// `Schema.shape` and `Schema.inputSchema` are views of the named schema itself.
+pub fn strip_view_suffix(path: &str) -> &str {
     for suffix in [".shape", ".schema", ".inputSchema"] {
         if let Some(stripped) = path.strip_suffix(suffix) {
             return stripped;

@@ -30,14 +30,18 @@ pub struct ServerProcess {
     noise: Arc<Mutex<Vec<String>>>,
 }
 
-/// The two ends the MCP client talks through: filtered stdout, and stdin.
-pub type Pipes = (DuplexStream, ChildStdin);
+/// The two ends the MCP client talks through: the server's filtered stdout, and its stdin.
+pub type Pipes = (DuplexStream, DuplexStream);
+
+/// A change made to each line the client sends, before the server sees it.
+pub type Rewrite = fn(String) -> String;
 
 impl ServerProcess {
     pub fn spawn(
         config: &LaunchConfig,
         cwd: &Path,
         extra_args: &[String],
+        rewrite: Rewrite,
     ) -> std::io::Result<(Self, Pipes)> {
         let mut cmd = Command::new(&config.command);
         cmd.args(&config.args)
@@ -69,6 +73,8 @@ impl ServerProcess {
         let noise = Arc::new(Mutex::new(Vec::new()));
         let (ours, theirs) = tokio::io::duplex(PIPE_BYTES);
         tokio::spawn(forward_json_lines(stdout, theirs, noise.clone()));
+        let (client_end, from_client) = tokio::io::duplex(PIPE_BYTES);
+        tokio::spawn(forward_requests(from_client, stdin, rewrite));
 
         let process = ServerProcess {
             child,
@@ -76,7 +82,7 @@ impl ServerProcess {
             stderr,
             noise,
         };
-        Ok((process, (ours, stdin)))
+        Ok((process, (ours, client_end)))
     }
 
     /// The last lines the server wrote to stderr.
@@ -110,6 +116,19 @@ impl Drop for ServerProcess {
         let _ = killpg(self.pgid, Signal::SIGKILL);
         let _ = self.child.start_kill();
     }
+}
+
+async fn forward_requests(from_client: DuplexStream, mut stdin: ChildStdin, rewrite: Rewrite) {
+    let mut lines = BufReader::new(from_client).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        let line = rewrite(line);
+        if stdin.write_all(line.as_bytes()).await.is_err() || stdin.write_all(b"\n").await.is_err()
+        {
+            break;
+        }
+        let _ = stdin.flush().await;
+    }
+    // Dropping stdin closes it: the MCP stdio way of asking a server to exit.
 }
 
 async fn keep_tail(mut pipe: impl AsyncRead + Unpin, tail: Arc<Mutex<VecDeque<u8>>>) {

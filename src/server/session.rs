@@ -41,13 +41,34 @@ fn client_config() -> ClientConfig {
     let capabilities = json!({
         "roots": {"listChanged": true},
         "sampling": {},
-        "elicitation": {},
+        "elicitation": {"form": {}, "url": {}},
         "extensions": {"io.modelcontextprotocol/tasks": {}},
     });
     ClientConfig::new(
         serde_json::from_value(capabilities).expect("the capabilities above are well-formed"),
         rmcp::model::Implementation::new("mcpevol", env!("CARGO_PKG_VERSION")),
     )
+}
+
+/// rmcp declares tasks in the extensions map (SEP-2663), but servers built on the TypeScript
+/// SDK 1.x look for `capabilities.tasks`, which rmcp's types cannot carry; it is added on the
+/// way out so that task-gated tools are listed too.
+fn declare_legacy_tasks(line: String) -> String {
+    if !line.contains("\"initialize\"") {
+        return line;
+    }
+    let Ok(mut message) = serde_json::from_str::<Value>(&line) else {
+        return line;
+    };
+    if message["method"] != "initialize" {
+        return line;
+    }
+    message["params"]["capabilities"]["tasks"] = json!({
+        "list": {},
+        "cancel": {},
+        "requests": {"sampling": {"createMessage": {}}, "elicitation": {"create": {}}},
+    });
+    message.to_string()
 }
 
 pub struct Session {
@@ -66,13 +87,11 @@ impl Session {
         timeout: Duration,
     ) -> Result<Session, ServerError> {
         let server = launch::package_name(root);
-        let (process, pipes) =
-            ServerProcess::spawn(config, root, extra_args).map_err(|source| {
-                ServerError::Spawn {
-                    server: server.clone(),
-                    command: config.command.clone(),
-                    source,
-                }
+        let (process, pipes) = ServerProcess::spawn(config, root, extra_args, declare_legacy_tasks)
+            .map_err(|source| ServerError::Spawn {
+                server: server.clone(),
+                command: config.command.clone(),
+                source,
             })?;
         let deadline = Instant::now() + timeout;
         match tokio::time::timeout_at(deadline, client_config().serve(pipes)).await {

@@ -8,3 +8,10 @@
   left: (_) @left
   operator: ["===" "=="]
   right: (_) @right) @compare
+
+; A helper that registers a tool from its definition object, with the handler beside it:
+; `this.registerReadOnlyTool(server, WEATHER_TOOL, Schema, (params) => client.forecast(params))`.
+; The object is found among the arguments in Rust: a query would report only one of them.
+(call_expression
+  arguments: (arguments
+    [(arrow_function) (function_expression)] @handler) @args) @refcall

@@ -1,0 +1,206 @@
+//! Anchoring the hand-written fixture servers: names against the live server, spans, snapshots.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use mcpevol::anchor::anchor;
+use mcpevol::inventory::{Inventory, Span, Style};
+use mcpevol::server::{DEFAULT_TIMEOUT, LaunchConfig};
+use mcpevol::survey::{Comparison, survey_package};
+
+fn anchored(dir: &Path) -> Inventory {
+    let rel = common::relative_to_repo(dir);
+    anchor(&rel).unwrap_or_else(|e| panic!("{}: {e}", rel.display()))
+}
+
+fn snippet(span: &Span, root: &Path) -> String {
+    let text = std::fs::read_to_string(root.join(&span.file)).unwrap();
+    text[span.bytes.0..span.bytes.1].to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_fixture_anchors_exactly_the_tools_its_running_server_lists() {
+    let fixtures = common::fixtures();
+    let runs = fixtures.iter().map(|dir| async move {
+        let config = LaunchConfig::for_package(dir).unwrap();
+        (
+            common::name_of(dir),
+            survey_package(dir, &config, DEFAULT_TIMEOUT).await,
+        )
+    });
+    let results = futures::future::join_all(runs).await;
+    let mut failures = Vec::new();
+    println!(
+        "{:<20} {:>8} {:>5} {:>7} {:>9}",
+        "fixture", "anchored", "live", "recall", "precision"
+    );
+    for (name, result) in results {
+        match result {
+            Ok(listing) => {
+                let c = Comparison::new(
+                    listing.anchored.iter().map(String::as_str),
+                    listing.live.iter().map(String::as_str),
+                );
+                println!(
+                    "{name:<20} {:>8} {:>5} {:>7.3} {:>9.3}",
+                    c.anchored, c.live, c.recall, c.precision
+                );
+                assert!(c.live > 0, "{name} listed no tools");
+                if !c.is_exact() {
+                    failures.push(format!(
+                        "{name}: missing {:?}, extra {:?}",
+                        c.missing, c.extra
+                    ));
+                }
+            }
+            Err(e) => failures.push(format!("{name}: {e}")),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "anchoring differs from the live servers:\n{}",
+        failures.join("\n")
+    );
+}
+
+/// The name literal, or a constant that holds it (`ToolName.ECHO`, `SEARCH_TOOL`), must be
+/// inside the definition span: it is what a mutator edits to rename a tool.
+#[test]
+fn definition_spans_contain_the_tool_name_or_the_constant_that_holds_it() {
+    for dir in common::fixtures() {
+        let inventory = anchored(&dir);
+        let sources = all_source(&dir, &inventory);
+        for tool in &inventory.tools {
+            let def = snippet(&tool.definition, &dir);
+            let literal = ['"', '\'', '`']
+                .iter()
+                .any(|q| def.contains(&format!("{q}{}{q}", tool.name)))
+                || def.contains(&format!("{}:", tool.name));
+            let via_constant = constants_holding(&sources, &tool.name)
+                .iter()
+                .any(|c| def.contains(c.as_str()));
+            assert!(
+                literal || via_constant,
+                "{}: definition of {} ({}:{}) holds neither its name nor a constant for it:\n{def}",
+                common::name_of(&dir),
+                tool.name,
+                tool.definition.file,
+                tool.definition.start_line
+            );
+        }
+    }
+}
+
+/// Names declared as `X = "name"` or `X: "name"` (enum members, consts) anywhere in the package.
+fn constants_holding(sources: &str, name: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in sources.lines() {
+        for q in ['"', '\''] {
+            for sep in [" = ", ": "] {
+                let needle = format!("{sep}{q}{name}{q}");
+                if let Some(at) = line.find(&needle) {
+                    let before = line[..at].trim_end();
+                    let ident: String = before
+                        .chars()
+                        .rev()
+                        .take_while(|c| c.is_alphanumeric() || *c == '_')
+                        .collect::<Vec<_>>()
+                        .into_iter()
+                        .rev()
+                        .collect();
+                    if !ident.is_empty() && ident != "name" {
+                        out.push(ident);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn all_source(dir: &Path, inventory: &Inventory) -> String {
+    let files: BTreeSet<&str> = inventory
+        .tools
+        .iter()
+        .map(|t| t.definition.file.as_str())
+        .collect();
+    let mut text = String::new();
+    for f in mcpevol::anchor::source_files(dir) {
+        text += &std::fs::read_to_string(&f.path).unwrap();
+    }
+    for f in files {
+        text += &std::fs::read_to_string(dir.join(f)).unwrap();
+    }
+    text
+}
+
+/// A handler span is the code that runs for the tool: a function (register styles), a `case`
+/// clause (switch), the block of an `if` (if), in another file than the definition (cross-file),
+/// and it produces a result.
+#[test]
+fn handler_spans_contain_the_implementation() {
+    for dir in common::fixtures() {
+        let inventory = anchored(&dir);
+        for tool in &inventory.tools {
+            let fixture = common::name_of(&dir);
+            let handler = tool
+                .handler
+                .as_ref()
+                .unwrap_or_else(|| panic!("{fixture}: {} has no handler", tool.name));
+            let code = snippet(handler, &dir);
+            let what = format!(
+                "{fixture}: handler of {} ({}:{}):\n{code}",
+                tool.name, handler.file, handler.start_line
+            );
+            assert!(
+                code.contains("return") || code.contains("=>"),
+                "produces no result: {what}"
+            );
+            assert_ne!(
+                handler.bytes, tool.definition.bytes,
+                "is the definition itself: {what}"
+            );
+            match tool.style {
+                Style::Switch => assert!(code.starts_with("case"), "is not a case clause: {what}"),
+                Style::If => assert!(code.starts_with('{'), "is not an if block: {what}"),
+                Style::CrossFile => {
+                    assert_ne!(handler.file, tool.definition.file, "same file: {what}")
+                }
+                Style::Register | Style::Other => {
+                    let callable = code.starts_with("async")
+                        || code.starts_with('(')
+                        || code.starts_with("function")
+                        || code.contains("=>")
+                        || code.contains("execute");
+                    assert!(callable, "is not a function: {what}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn fixtures_cover_all_four_registration_styles() {
+    let mut styles = BTreeSet::new();
+    for dir in common::fixtures() {
+        styles.extend(anchored(&dir).tools.iter().map(|t| t.style));
+    }
+    for style in [Style::Register, Style::Switch, Style::If, Style::CrossFile] {
+        assert!(
+            styles.contains(&style),
+            "no fixture anchors as {style:?}; found {styles:?}"
+        );
+    }
+}
+
+#[test]
+fn anchor_json_of_every_fixture_matches_its_snapshot() {
+    for dir in common::fixtures() {
+        let inventory = anchored(&dir);
+        insta::with_settings!({ snapshot_path => "../snapshots", prepend_module_to_snapshot => false }, {
+            insta::assert_json_snapshot!(format!("anchor-{}", common::name_of(&dir)), inventory);
+        });
+    }
+}
