@@ -5,4 +5,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v node >/dev/null || { echo "node (>= 20) is required: the tests spawn real MCP servers" >&2; exit 1; }
 scripts/install-servers.sh
-cargo test --locked "$@"
+# --lib --bins --tests: no doc tests, of which there are none (their empty summary would close the log).
+cargo test --locked --lib --bins --tests "$@"

@@ -99,9 +99,23 @@ fn read_file(file: &SourceFile) -> facts::FileFacts {
 
 /// Parses one source text; also the baseline the anchoring benchmark compares against.
 pub fn parse(src: &str, lang: Lang) -> Option<Tree> {
-    let mut parser = Parser::new();
-    parser.set_language(&lang.language()).ok()?;
-    parser.parse(src, None)
+    thread_local! {
+        // A parser per thread and grammar, reused across files: creating one costs allocations
+        // that show up when a package has many small files.
+        static PARSERS: std::cell::RefCell<Vec<(Lang, Parser)>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    PARSERS.with_borrow_mut(|parsers| {
+        let idx = match parsers.iter().position(|(l, _)| *l == lang) {
+            Some(i) => i,
+            None => {
+                let mut parser = Parser::new();
+                parser.set_language(&lang.language()).ok()?;
+                parsers.push((lang, parser));
+                parsers.len() - 1
+            }
+        };
+        parsers[idx].1.parse(src, None)
+    })
 }
 
 /// The source files anchoring would read, for benchmarks and diagnostics.
