@@ -115,7 +115,7 @@ fn main() {
         }
         let (a, s, p) = (median(a), median(s), median(p));
         let name = dir
-            .strip_prefix(&catalog_dir.join("node_modules"))
+            .strip_prefix(catalog_dir.join("node_modules"))
             .unwrap_or(dir)
             .display()
             .to_string();

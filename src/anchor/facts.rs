@@ -481,15 +481,15 @@ impl Reader<'_> {
                     }
                 }
             }
-            if self.is_schema_like(value) {
-                if let SchemaRef::Inline(p) = params::read_schema(value, self.src) {
-                    self.facts.schemas.push((name, p));
-                }
-            }
-        } else if value.kind() == "call_expression" {
-            if let SchemaRef::Inline(p) = params::read_schema(value, self.src) {
+            if self.is_schema_like(value)
+                && let SchemaRef::Inline(p) = params::read_schema(value, self.src)
+            {
                 self.facts.schemas.push((name, p));
             }
+        } else if value.kind() == "call_expression"
+            && let SchemaRef::Inline(p) = params::read_schema(value, self.src)
+        {
+            self.facts.schemas.push((name, p));
         }
     }
 

@@ -59,10 +59,10 @@ fn read_schema_call(node: Node, src: &str) -> SchemaRef {
                 .map_or(SchemaRef::None, |a| read_schema(*a, src));
         }
         // A refinement of an object schema, e.g. `z.object({...}).strict().describe("..")`.
-        if let Some(receiver) = function.child_by_field_name("object") {
-            if unwrap(receiver).kind() == "call_expression" {
-                return read_schema(receiver, src);
-            }
+        if let Some(receiver) = function.child_by_field_name("object")
+            && unwrap(receiver).kind() == "call_expression"
+        {
+            return read_schema(receiver, src);
         }
     }
     // A converter such as zodToJsonSchema(X) or z.toJSONSchema(X): read its argument.

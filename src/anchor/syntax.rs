@@ -167,10 +167,9 @@ pub fn object_entries<'t>(object: Node<'t>, src: &str) -> Vec<(String, Node<'t>,
                 if let (Some(k), Some(v)) = (
                     child.child_by_field_name("key"),
                     child.child_by_field_name("value"),
-                ) {
-                    if let Some(name) = key_name(k, src) {
-                        out.push((name, v, child));
-                    }
+                ) && let Some(name) = key_name(k, src)
+                {
+                    out.push((name, v, child));
                 }
             }
             "shorthand_property_identifier" => {
