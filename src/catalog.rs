@@ -8,9 +8,6 @@ use serde::Deserialize;
 
 use crate::server::LaunchConfig;
 
-/// Stands for a fresh empty folder in `args` and `env`, for servers that need a place to write.
-pub const TMP_PLACEHOLDER: &str = "{tmp}";
-
 #[derive(Debug, Clone, Deserialize)]
 pub struct Catalog {
     #[serde(rename = "server")]
@@ -68,14 +65,12 @@ impl Entry {
         catalog_dir.join("node_modules").join(&self.package)
     }
 
-    /// Launch settings with the placeholder replaced by `tmp`.
-    pub fn launch_config(&self, tmp: &Path) -> LaunchConfig {
-        let tmp = tmp.to_string_lossy();
-        let fill = |s: &String| s.replace(TMP_PLACEHOLDER, &tmp);
+    /// Launch settings; `{tmp}` stays in them and becomes a fresh folder at each start.
+    pub fn launch_config(&self) -> LaunchConfig {
         LaunchConfig {
             command: self.command.clone(),
-            args: self.args.iter().map(fill).collect(),
-            env: self.env.iter().map(|(k, v)| (k.clone(), fill(v))).collect(),
+            args: self.args.clone(),
+            env: self.env.clone(),
         }
     }
 }

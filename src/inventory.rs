@@ -74,6 +74,8 @@ pub struct Tool {
     pub description: Option<String>,
     /// Parameters, where the input schema is written out literally (zod shape or JSON schema).
     pub params: Vec<Param>,
+    #[serde(skip)]
+    pub sites: Sites,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
@@ -84,4 +86,62 @@ pub struct Param {
     pub ty: Option<String>,
     pub description: Option<String>,
     pub required: bool,
+}
+
+/// The places in the source a mutator edits for one tool. Not part of the JSON contract: spans
+/// into one version of the files, recomputed by anchoring each round.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Sites {
+    /// The name expression in the definition: a string literal or the constant that holds it.
+    pub name: Option<Span>,
+    /// The name expressions where calls are routed (case labels, compared operands, map keys).
+    pub dispatch: Vec<Dispatch>,
+    /// What to delete to unregister the tool: a registration statement, an array element, a pair.
+    pub registration: Option<Span>,
+    /// The description expression in the definition.
+    pub description: Option<Span>,
+    pub schema: Option<SchemaSite>,
+    /// The constant a definition object is held in (`AIR_QUALITY_TOOL`), when it is.
+    pub holder: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Dispatch {
+    pub kind: DispatchSite,
+    /// The name expression itself (`"echo"` in `case "echo":`).
+    pub label: Span,
+    /// The whole routing construct: the case clause, the comparison, the map entry.
+    pub site: Span,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DispatchSite {
+    Case,
+    Compare,
+    MapEntry,
+}
+
+/// The object literal whose entries are the tool's parameters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SchemaSite {
+    pub object: Span,
+    /// JSON schema `properties` (true) or a zod shape (false).
+    pub json: bool,
+    /// The JSON schema object holding `properties` (for its `required` array), when json.
+    pub json_root: Option<Span>,
+    /// How this file spells zod (`z`, `zod_1.z`, `import_v4.z`), read off an existing parameter.
+    pub zod: Option<String>,
+    pub params: Vec<ParamSite>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParamSite {
+    pub name: String,
+    /// The whole `name: value` entry.
+    pub entry: Span,
+    pub value: Span,
+    /// The description literal, when there is one.
+    pub description: Option<Span>,
+    /// For zod: the innermost type call (`z.string()`), where constraints attach.
+    pub base: Option<Span>,
 }

@@ -5,6 +5,13 @@
 
 pub mod anchor;
 pub mod catalog;
+pub mod check;
+pub mod contract;
+pub mod edit;
 pub mod inventory;
+pub mod mutate;
+pub mod operators;
+pub mod schema;
 pub mod server;
 pub mod survey;
+pub mod workspace;

@@ -95,17 +95,12 @@ pub async fn survey_package(
 }
 
 async fn survey_entry(entry: &Entry, catalog_dir: &Path, timeout: Duration) -> EntrySurvey {
-    let result = match tempfile::tempdir() {
-        Ok(tmp) => {
-            survey_package(
-                &entry.package_dir(catalog_dir),
-                &entry.launch_config(tmp.path()),
-                timeout,
-            )
-            .await
-        }
-        Err(e) => Err(format!("cannot make a temporary folder: {e}")),
-    };
+    let result = survey_package(
+        &entry.package_dir(catalog_dir),
+        &entry.launch_config(),
+        timeout,
+    )
+    .await;
     EntrySurvey {
         id: entry.id.clone(),
         package: entry.package.clone(),

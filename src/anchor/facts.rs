@@ -9,9 +9,9 @@ use streaming_iterator::StreamingIterator;
 use tree_sitter::{Node, Query, QueryCursor, Tree};
 
 use super::grammar::{Lang, QueryKind};
-use super::params::{self, SchemaRef};
+use super::params::{self, Schema, SchemaRef};
 use super::syntax::{self, Expr, arguments, expr, is_function, object_entries, span, text, unwrap};
-use crate::inventory::{Param, Span};
+use crate::inventory::{self, DispatchSite, Sites, Span};
 
 /// Keys that only a tool definition has (prompts have `arguments`, resources `uri`).
 const STRONG_TOOL_KEYS: &[&str] = &[
@@ -77,6 +77,8 @@ pub struct Candidate {
     /// The variable a definition object is assigned to (`const ECHO_TOOL = {...}`), through
     /// which a registration helper may receive it.
     pub holder: Option<String>,
+    /// Name, description and registration sites; schema and dispatch are joined in by linking.
+    pub sites: Sites,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -100,6 +102,10 @@ pub struct Dispatch {
     pub on_tool_name: bool,
     /// For a `RefCall`, the other names passed beside the definition: one may be its schema.
     pub beside: Vec<String>,
+    /// The label and construct to edit when renaming or adding a tool (not for RefCall).
+    pub site: Option<inventory::Dispatch>,
+    /// For a `RefCall`: the statement that registers the tool.
+    pub registration: Option<Span>,
 }
 
 #[derive(Debug, Default)]
@@ -108,7 +114,9 @@ pub struct FileFacts {
     pub dispatches: Vec<Dispatch>,
     /// Dotted name to string value: `ECHO`, `ToolName.ECHO`, `exports.ECHO`.
     pub constants: Vec<(String, String)>,
-    pub schemas: Vec<(String, Vec<Param>)>,
+    pub schemas: Vec<(String, Schema)>,
+    /// Identifiers listed in arrays, which may be definition objects held in constants.
+    pub array_refs: Vec<(String, Span)>,
     pub functions: Vec<(String, Span)>,
     pub warnings: Vec<String>,
 }
@@ -189,7 +197,7 @@ fn all_matches<'q, 't>(query: &'q Query, root: Node<'t>, src: &str) -> Vec<Match
     out
 }
 
-fn first_error(node: Node) -> Option<Node> {
+pub fn first_error(node: Node) -> Option<Node> {
     if node.is_error() || node.is_missing() {
         return Some(node);
     }
@@ -245,6 +253,7 @@ impl Reader<'_> {
         };
         let middle = &args[1..middle_end.max(1)];
         let (mut description, mut schema) = (Expr::Unknown, SchemaRef::None);
+        let mut description_node = None;
         // `registerTool(name, config, cb)` and its relatives take a config object;
         // only the original `tool(name, ...)` spreads description and schema as arguments.
         if text(method, self.src) != "tool" {
@@ -256,15 +265,16 @@ impl Reader<'_> {
                 for (key, value, _) in object_entries(config, self.src) {
                     if key == "description" {
                         description = expr(value, self.src);
+                        description_node = Some(value);
                     } else if SCHEMA_KEYS.contains(&key.as_str()) && schema == SchemaRef::None {
-                        schema = params::read_schema(value, self.src);
+                        schema = params::read_schema(value, self.src, self.rel);
                     }
                 }
             }
         } else {
             let mut rest = middle;
-            if let Some(d) = rest.first() {
-                let d = expr(*d, self.src);
+            if let Some(node) = rest.first() {
+                let d = expr(*node, self.src);
                 // `tool(name, X, cb)` with X a bare name: a description constant or a schema.
                 let ambiguous = matches!(d, Expr::Path(_)) && rest.len() == 1;
                 if matches!(d, Expr::Str(_))
@@ -272,13 +282,14 @@ impl Reader<'_> {
                     || ambiguous
                 {
                     description = d;
+                    description_node = Some(*node);
                     if !ambiguous {
                         rest = &rest[1..];
                     }
                 }
             }
             if let Some(s) = rest.first() {
-                schema = params::read_schema(*s, self.src);
+                schema = params::read_schema(*s, self.src, self.rel);
             }
         }
         let mut definition = span(call, self.rel);
@@ -287,6 +298,12 @@ impl Reader<'_> {
             definition.end_line = before.end_position().row + 1;
             definition.bytes.1 = before.end_byte();
         }
+        let sites = Sites {
+            name: Some(span(first, self.rel)),
+            description: description_node.map(|d| span(unwrap(d), self.rel)),
+            registration: Some(span(statement_of(call), self.rel)),
+            ..Sites::default()
+        };
         self.facts.candidates.push(Candidate {
             name: expr(first, self.src),
             kind: CandidateKind::RegisterCall,
@@ -295,6 +312,7 @@ impl Reader<'_> {
             description,
             schema,
             holder: None,
+            sites,
         });
     }
 
@@ -325,11 +343,31 @@ impl Reader<'_> {
                 } else {
                     CandidateKind::MapEntry
                 };
+                let pair = object.parent().filter(|p| p.kind() == "pair");
                 let definition = match kind {
-                    CandidateKind::MapEntry => span(object.parent().unwrap_or(object), self.rel),
+                    CandidateKind::MapEntry => span(pair.unwrap_or(object), self.rel),
                     _ => span(object, self.rel),
                 };
+                let name_node = match kind {
+                    CandidateKind::MapEntry => pair.and_then(|p| p.child_by_field_name("key")),
+                    _ => value("name"),
+                };
+                // An object straight in a list or map is removed by deleting it; one passed to
+                // addTool({...}) by deleting the call; one held in a constant by the linker.
+                let registration = match (kind, object.parent().map(|p| p.kind())) {
+                    (CandidateKind::MapEntry, _) => pair,
+                    (_, Some("array")) => Some(object),
+                    _ if registered => object.parent().and_then(|a| a.parent()).map(statement_of),
+                    _ => None,
+                };
+                let sites = Sites {
+                    name: name_node.map(|n| span(unwrap(n), self.rel)),
+                    description: value("description").map(|d| span(unwrap(d), self.rel)),
+                    registration: registration.map(|r| span(r, self.rel)),
+                    ..Sites::default()
+                };
                 self.facts.candidates.push(Candidate {
+                    sites,
                     name,
                     kind,
                     definition,
@@ -340,7 +378,9 @@ impl Reader<'_> {
                     schema: SCHEMA_KEYS
                         .iter()
                         .find_map(|k| value(k))
-                        .map_or(SchemaRef::None, |s| params::read_schema(s, self.src)),
+                        .map_or(SchemaRef::None, |s| {
+                            params::read_schema(s, self.src, self.rel)
+                        }),
                     holder: self.holder(object),
                 });
             }
@@ -367,6 +407,12 @@ impl Reader<'_> {
                     handler,
                     on_tool_name: false,
                     beside: Vec::new(),
+                    site: Some(inventory::Dispatch {
+                        kind: DispatchSite::MapEntry,
+                        label: span(key, self.rel),
+                        site: span(entry, self.rel),
+                    }),
+                    registration: None,
                 });
             }
         }
@@ -399,6 +445,8 @@ impl Reader<'_> {
                     handler: HandlerRef::At(handler.clone()),
                     on_tool_name: true,
                     beside,
+                    site: None,
+                    registration: Some(span(statement_of(m.node("refcall")), self.rel)),
                 });
             }
             return;
@@ -426,6 +474,12 @@ impl Reader<'_> {
                 handler: HandlerRef::At(body),
                 on_tool_name: names_a_tool(subject),
                 beside: Vec::new(),
+                site: Some(inventory::Dispatch {
+                    kind: DispatchSite::Case,
+                    label: span(value, self.rel),
+                    site: span(case, self.rel),
+                }),
+                registration: None,
             });
             return;
         }
@@ -444,11 +498,22 @@ impl Reader<'_> {
                 handler: HandlerRef::At(span(consequence, self.rel)),
                 on_tool_name: names_a_tool(text(subject_side, self.src)),
                 beside: Vec::new(),
+                site: Some(inventory::Dispatch {
+                    kind: DispatchSite::Compare,
+                    label: span(name_side, self.rel),
+                    site: span(compare, self.rel),
+                }),
+                registration: None,
             });
         }
     }
 
     fn declaration(&mut self, m: &Match) {
+        if let Some(element) = m.get("element") {
+            let name = text(element, self.src).to_string();
+            self.facts.array_refs.push((name, span(element, self.rel)));
+            return;
+        }
         if let Some(function) = m.get("function") {
             let name = text(m.node("name"), self.src).to_string();
             self.facts.functions.push((name, span(function, self.rel)));
@@ -476,18 +541,18 @@ impl Reader<'_> {
                     self.constant(format!("{name}.{key}"), s);
                 } else if unwrap(v).kind() == "call_expression" {
                     // `const ECHO = { name, schema: z.object({...}) }`, used as `ECHO.schema`.
-                    if let SchemaRef::Inline(p) = params::read_schema(v, self.src) {
+                    if let SchemaRef::Inline(p) = params::read_schema(v, self.src, self.rel) {
                         self.facts.schemas.push((format!("{name}.{key}"), p));
                     }
                 }
             }
             if self.is_schema_like(value)
-                && let SchemaRef::Inline(p) = params::read_schema(value, self.src)
+                && let SchemaRef::Inline(p) = params::read_schema(value, self.src, self.rel)
             {
                 self.facts.schemas.push((name, p));
             }
         } else if value.kind() == "call_expression"
-            && let SchemaRef::Inline(p) = params::read_schema(value, self.src)
+            && let SchemaRef::Inline(p) = params::read_schema(value, self.src, self.rel)
         {
             self.facts.schemas.push((name, p));
         }
@@ -559,8 +624,15 @@ impl Reader<'_> {
             schema: SCHEMA_KEYS
                 .iter()
                 .find_map(|k| field(k))
-                .map_or(SchemaRef::None, |s| params::read_schema(s, self.src)),
+                .map_or(SchemaRef::None, |s| {
+                    params::read_schema(s, self.src, self.rel)
+                }),
             holder: None,
+            sites: Sites {
+                name: field("name").map(|n| span(unwrap(n), self.rel)),
+                description: field("description").map(|d| span(unwrap(d), self.rel)),
+                ..Sites::default()
+            },
         });
     }
 
@@ -578,6 +650,20 @@ impl Reader<'_> {
             .find_map(|p| path.strip_prefix(p));
         Some(bare.map_or(path.clone(), str::to_string))
     }
+}
+
+/// The statement a registration call stands in (`server.tool(...);`, `await x.register(...);`),
+/// or the call itself when it is part of a larger expression.
+fn statement_of(call: Node) -> Node {
+    let mut node = call;
+    while let Some(parent) = node.parent() {
+        match parent.kind() {
+            "await_expression" | "parenthesized_expression" => node = parent,
+            "expression_statement" => return parent,
+            _ => break,
+        }
+    }
+    node
 }
 
 /// Whether a switch subject or comparison operand reads like the requested tool's name.

@@ -4,14 +4,16 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::facts::{Candidate, CandidateKind, Dispatch, DispatchKind, FileFacts, HandlerRef};
-use super::params::{self, SchemaRef};
+use super::params::{self, Schema, SchemaRef};
 use super::syntax::Expr;
-use crate::inventory::{Param, Span, Style, Tool};
+use crate::inventory::{Span, Style, Tool};
 
 /// What all files declare, by name, for resolving references between them.
 struct Names<'f> {
     constants: HashMap<&'f str, Vec<(&'f str, &'f str)>>,
-    schemas: HashMap<&'f str, &'f [Param]>,
+    schemas: HashMap<&'f str, &'f Schema>,
+    /// Identifiers listed in arrays, by name: where a held definition object is registered.
+    array_refs: HashMap<&'f str, Vec<&'f Span>>,
     functions: HashMap<&'f str, Vec<&'f Span>>,
 }
 
@@ -20,6 +22,7 @@ impl<'f> Names<'f> {
         let mut names = Names {
             constants: HashMap::new(),
             schemas: HashMap::new(),
+            array_refs: HashMap::new(),
             functions: HashMap::new(),
         };
         for (rel, facts) in files {
@@ -31,7 +34,10 @@ impl<'f> Names<'f> {
                     .push((rel.as_str(), v.as_str()));
             }
             for (k, p) in &facts.schemas {
-                names.schemas.entry(k.as_str()).or_insert(p.as_slice());
+                names.schemas.entry(k.as_str()).or_insert(p);
+            }
+            for (k, span) in &facts.array_refs {
+                names.array_refs.entry(k.as_str()).or_default().push(span);
             }
             for (k, s) in &facts.functions {
                 names.functions.entry(k.as_str()).or_default().push(s);
@@ -54,15 +60,14 @@ impl<'f> Names<'f> {
         }
     }
 
-    fn params(&self, schema: &SchemaRef) -> Vec<Param> {
+    fn schema(&self, schema: &SchemaRef) -> Option<Schema> {
         match schema {
-            SchemaRef::Inline(p) => p.clone(),
+            SchemaRef::Inline(s) => Some(s.clone()),
             SchemaRef::Named(path) => suffixes(path)
                 .chain(suffixes(params::strip_view_suffix(path)))
                 .find_map(|k| self.schemas.get(k))
-                .map(|p| p.to_vec())
-                .unwrap_or_default(),
-            SchemaRef::None => Vec::new(),
+                .map(|s| (*s).clone()),
+            SchemaRef::None => None,
         }
     }
 
@@ -129,28 +134,37 @@ pub fn link(files: &[(String, FileFacts)], entry_file: Option<&str>) -> Vec<Tool
                     | CandidateKind::Class
                     | CandidateKind::ToolObject { registered: true }
             );
-            let mut params = names.params(&c.schema);
+            let mut schema = names.schema(&c.schema);
+            let mut sites = c.sites.clone();
+            sites.holder = c.holder.clone();
             let (style, handler) = match own_handler {
                 h if registered => (Style::Register, h),
                 Some(h) if loop_registration => (Style::Register, Some(h)),
                 own => match find_dispatch(&name, file, &dispatches, &names) {
                     Some((d, span)) => {
-                        if params.is_empty() {
+                        if schema.is_none() {
                             // `register(TOOL, ParamsSchema, handler)`: the schema came along.
-                            let beside = d
+                            schema = d
                                 .beside
                                 .iter()
-                                .map(|p| names.params(&SchemaRef::Named(p.clone())));
-                            params = beside
-                                .into_iter()
-                                .find(|p| !p.is_empty())
-                                .unwrap_or_default();
+                                .find_map(|p| names.schema(&SchemaRef::Named(p.clone())));
                         }
+                        sites.registration = sites.registration.or_else(|| d.registration.clone());
+                        sites.dispatch = dispatch_sites(&name, d, &dispatches);
                         (dispatch_style(d.kind, file, &span), Some(span))
                     }
                     None => (Style::Other, own),
                 },
             };
+            if sites.registration.is_none()
+                && let Some(listed) = c.holder.as_deref().and_then(|h| names.array_refs.get(h))
+                && listed.len() == 1
+            {
+                sites.registration = Some(listed[0].clone());
+            }
+            let (params, schema_site) =
+                schema.map_or((Vec::new(), None), |s| (s.params, Some(s.site)));
+            sites.schema = schema_site;
             Tool {
                 description: names.resolve(&c.description, file),
                 params,
@@ -158,6 +172,7 @@ pub fn link(files: &[(String, FileFacts)], entry_file: Option<&str>) -> Vec<Tool
                 style,
                 definition: c.definition.clone(),
                 handler,
+                sites,
             }
         })
         .collect()
@@ -220,6 +235,22 @@ fn resolve_dispatches<'f>(
         }
     }
     out
+}
+
+/// The routing sites of a tool: the chosen dispatch and any other of the same kind for the
+/// same name (a name can be routed twice, say in a switch and a guard before it).
+fn dispatch_sites(
+    name: &str,
+    chosen: &Dispatch,
+    dispatches: &[(String, &Dispatch)],
+) -> Vec<crate::inventory::Dispatch> {
+    dispatches
+        .iter()
+        .filter(|(n, d)| {
+            n == name && d.kind == chosen.kind && d.on_tool_name == chosen.on_tool_name
+        })
+        .filter_map(|(_, d)| d.site.clone())
+        .collect()
 }
 
 fn dispatch_style(kind: DispatchKind, def_file: &str, handler: &Span) -> Style {

@@ -1,14 +1,22 @@
-//! Reading tool parameters from literal schemas: zod shapes and JSON-schema `properties`.
+//! Reading tool parameters from literal schemas: zod shapes and JSON-schema `properties`, with
+//! the places a mutator edits them.
 
 use tree_sitter::Node;
 
-use super::syntax::{self, arguments, object_entries, string_value, text, unwrap};
-use crate::inventory::Param;
+use super::syntax::{self, arguments, object_entries, span, string_value, text, unwrap};
+use crate::inventory::{Param, ParamSite, SchemaSite};
+
+/// A schema written out in the source: its parameters and where they are.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Schema {
+    pub params: Vec<Param>,
+    pub site: SchemaSite,
+}
 
 /// Where a tool's input schema is: written inline (already read), or a named value to look up.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SchemaRef {
-    Inline(Vec<Param>),
+    Inline(Schema),
     Named(String),
     None,
 }
@@ -18,15 +26,15 @@ const OPTIONAL_METHODS: &[&str] = &["optional", "nullish", "default", "catch"];
 
 /// Reads a schema expression: `z.object({...})`, a raw zod shape, a JSON schema, a call that
 /// converts one (`zodToJsonSchema(X)`), or a name that refers to one declared elsewhere.
-pub fn read_schema(node: Node, src: &str) -> SchemaRef {
+pub fn read_schema(node: Node, src: &str, rel: &str) -> SchemaRef {
     let node = unwrap(node);
     match node.kind() {
-        "object" => SchemaRef::Inline(read_object_schema(node, src)),
+        "object" => SchemaRef::Inline(read_object_schema(node, src, rel)),
         "identifier" | "member_expression" => match syntax::path(node, src) {
             Some(p) => SchemaRef::Named(p),
             None => SchemaRef::None,
         },
-        "call_expression" => read_schema_call(node, src),
+        "call_expression" => read_schema_call(node, src, rel),
         _ => SchemaRef::None,
     }
 }
@@ -41,7 +49,7 @@ pub fn strip_view_suffix(path: &str) -> &str {
     path
 }
 
-fn read_schema_call(node: Node, src: &str) -> SchemaRef {
+fn read_schema_call(node: Node, src: &str, rel: &str) -> SchemaRef {
     let Some(function) = node.child_by_field_name("function") else {
         return SchemaRef::None;
     };
@@ -56,23 +64,23 @@ fn read_schema_call(node: Node, src: &str) -> SchemaRef {
         if matches!(method, Some("object" | "strictObject" | "looseObject")) {
             return args
                 .first()
-                .map_or(SchemaRef::None, |a| read_schema(*a, src));
+                .map_or(SchemaRef::None, |a| read_schema(*a, src, rel));
         }
         // A refinement of an object schema, e.g. `z.object({...}).strict().describe("..")`.
         if let Some(receiver) = function.child_by_field_name("object")
             && unwrap(receiver).kind() == "call_expression"
         {
-            return read_schema(receiver, src);
+            return read_schema(receiver, src, rel);
         }
     }
     // A converter such as zodToJsonSchema(X) or z.toJSONSchema(X): read its argument.
     args.first()
-        .map_or(SchemaRef::None, |a| read_schema(*a, src))
+        .map_or(SchemaRef::None, |a| read_schema(*a, src, rel))
 }
 
 /// An object is a JSON schema when it has `properties` (or is a bare `{type: "object"}`);
 /// otherwise each of its entries is one zod-typed parameter.
-fn read_object_schema(object: Node, src: &str) -> Vec<Param> {
+fn read_object_schema(object: Node, src: &str, rel: &str) -> Schema {
     let entries = object_entries(object, src);
     let get = |k: &str| {
         entries
@@ -80,26 +88,50 @@ fn read_object_schema(object: Node, src: &str) -> Vec<Param> {
             .find(|(key, _, _)| key == k)
             .map(|(_, v, _)| *v)
     };
+    let empty_site = |json| SchemaSite {
+        object: span(object, rel),
+        json,
+        json_root: json.then(|| span(object, rel)),
+        zod: None,
+        params: Vec::new(),
+    };
     if let Some(props) = get("properties") {
         let required = get("required")
             .map(|r| string_array(r, src))
             .unwrap_or_default();
         let props = unwrap(props);
         if props.kind() != "object" {
-            return Vec::new();
+            return Schema {
+                params: Vec::new(),
+                site: empty_site(true),
+            };
         }
-        return object_entries(props, src)
-            .into_iter()
-            .map(|(name, value, _)| json_param(&name, value, required.contains(&name), src))
-            .collect();
+        let mut site = empty_site(true);
+        site.object = span(props, rel);
+        let mut params = Vec::new();
+        for (name, value, entry) in object_entries(props, src) {
+            let (param, param_site) =
+                json_param(&name, value, entry, required.contains(&name), src, rel);
+            params.push(param);
+            site.params.push(param_site);
+        }
+        return Schema { params, site };
     }
     if get("type").is_some_and(|t| string_value(t, src).is_some()) {
-        return Vec::new();
+        return Schema {
+            params: Vec::new(),
+            site: empty_site(true),
+        };
     }
-    entries
-        .into_iter()
-        .map(|(name, value, _)| zod_param(name, value, src))
-        .collect()
+    let mut site = empty_site(false);
+    let mut params = Vec::new();
+    for (name, value, entry) in entries {
+        let (param, param_site, zod) = zod_param(name, value, entry, src, rel);
+        site.zod = site.zod.or(zod);
+        params.push(param);
+        site.params.push(param_site);
+    }
+    Schema { params, site }
 }
 
 fn string_array(node: Node, src: &str) -> Vec<String> {
@@ -113,7 +145,14 @@ fn string_array(node: Node, src: &str) -> Vec<String> {
         .collect()
 }
 
-fn json_param(name: &str, value: Node, required: bool, src: &str) -> Param {
+fn json_param(
+    name: &str,
+    value: Node,
+    entry: Node,
+    required: bool,
+    src: &str,
+    rel: &str,
+) -> (Param, ParamSite) {
     let value = unwrap(value);
     let mut param = Param {
         name: name.to_string(),
@@ -121,29 +160,54 @@ fn json_param(name: &str, value: Node, required: bool, src: &str) -> Param {
         description: None,
         required,
     };
+    let mut site = ParamSite {
+        name: name.to_string(),
+        entry: span(entry, rel),
+        value: span(value, rel),
+        description: None,
+        base: None,
+    };
     if value.kind() == "object" {
         for (key, v, _) in object_entries(value, src) {
             match key.as_str() {
                 "type" => {
                     param.ty = string_value(v, src).or_else(|| Some(text(v, src).to_string()))
                 }
-                "description" => param.description = string_value(v, src),
+                "description" => {
+                    param.description = string_value(v, src);
+                    site.description = param.description.is_some().then(|| span(unwrap(v), rel));
+                }
                 "enum" if param.ty.is_none() => param.ty = Some("enum".into()),
                 _ => {}
             }
         }
     }
-    param
+    (param, site)
 }
 
-/// Reads a zod chain such as `z.string().min(1).optional().describe("City name")`.
-fn zod_param(name: String, value: Node, src: &str) -> Param {
+/// Reads a zod chain such as `z.string().min(1).optional().describe("City name")`; also returns
+/// the receiver of its innermost call (`z`), which is how the file spells zod.
+fn zod_param(
+    name: String,
+    value: Node,
+    entry: Node,
+    src: &str,
+    rel: &str,
+) -> (Param, ParamSite, Option<String>) {
     let mut param = Param {
-        name,
+        name: name.clone(),
         ty: None,
         description: None,
         required: true,
     };
+    let mut site = ParamSite {
+        name,
+        entry: span(entry, rel),
+        value: span(value, rel),
+        description: None,
+        base: None,
+    };
+    let mut zod = None;
     let mut node = unwrap(value);
     while node.kind() == "call_expression" {
         let Some(function) = node.child_by_field_name("function") else {
@@ -164,6 +228,10 @@ fn zod_param(name: String, value: Node, src: &str) -> Param {
         match method {
             "describe" if param.description.is_none() => {
                 param.description = args.first().and_then(|a| string_value(*a, src));
+                site.description = args
+                    .first()
+                    .filter(|_| param.description.is_some())
+                    .map(|a| span(*a, rel));
             }
             m if OPTIONAL_METHODS.contains(&m) => param.required = false,
             _ => {}
@@ -171,11 +239,13 @@ fn zod_param(name: String, value: Node, src: &str) -> Param {
         match receiver {
             Some(r) if r.kind() == "call_expression" => node = r,
             // The innermost call, on `z` or `zod_1.z`, names the type.
-            _ => {
+            r => {
                 param.ty = Some(method.to_string());
+                site.base = Some(span(node, rel));
+                zod = r.and_then(|r| syntax::path(r, src));
                 break;
             }
         }
     }
-    param
+    (param, site, zod)
 }

@@ -28,6 +28,10 @@ fn default_command() -> String {
 
 pub const CONFIG_PATH: &str = ".mcpevol/server.toml";
 
+/// Stands for a fresh empty folder in `args` and `env`, made at each start and removed after:
+/// for servers that need a place to write (a memory file, an allowed directory).
+pub const TMP_PLACEHOLDER: &str = "{tmp}";
+
 impl LaunchConfig {
     /// Reads the launch settings for the package at `root`.
     pub fn for_package(root: &Path) -> Result<LaunchConfig, ServerError> {

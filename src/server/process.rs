@@ -11,7 +11,7 @@ use nix::unistd::Pid;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWriteExt, BufReader, DuplexStream};
 use tokio::process::{Child, ChildStdin, Command};
 
-use super::launch::LaunchConfig;
+use super::launch::{LaunchConfig, TMP_PLACEHOLDER};
 
 /// Variables a server may see from our environment; everything else (API keys, tokens) is withheld.
 const INHERITED_ENV: &[&str] = &["PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TZ"];
@@ -25,6 +25,8 @@ const PIPE_BYTES: usize = 256 * 1024;
 /// A running server. Dropping it kills its whole process group.
 pub struct ServerProcess {
     child: Child,
+    /// The folder `{tmp}` stands for in this run; removed when the process is dropped.
+    tmp: Option<tempfile::TempDir>,
     pgid: Pid,
     stderr: Arc<Mutex<VecDeque<u8>>>,
     noise: Arc<Mutex<Vec<String>>>,
@@ -43,8 +45,23 @@ impl ServerProcess {
         extra_args: &[String],
         rewrite: Rewrite,
     ) -> std::io::Result<(Self, Pipes)> {
+        let uses_tmp = config
+            .args
+            .iter()
+            .chain(config.env.values())
+            .any(|s| s.contains(TMP_PLACEHOLDER));
+        let tmp = if uses_tmp {
+            Some(tempfile::tempdir()?)
+        } else {
+            None
+        };
+        let tmp_path = tmp
+            .as_ref()
+            .map(|t| t.path().to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let fill = |s: &String| s.replace(TMP_PLACEHOLDER, &tmp_path);
         let mut cmd = Command::new(&config.command);
-        cmd.args(&config.args)
+        cmd.args(config.args.iter().map(fill))
             .args(extra_args)
             .current_dir(cwd)
             .env_clear()
@@ -53,7 +70,7 @@ impl ServerProcess {
                     .iter()
                     .filter_map(|k| Some((*k, std::env::var_os(k)?))),
             )
-            .envs(&config.env)
+            .envs(config.env.iter().map(|(k, v)| (k, fill(v))))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -78,11 +95,17 @@ impl ServerProcess {
 
         let process = ServerProcess {
             child,
+            tmp,
             pgid: Pid::from_raw(pid as i32),
             stderr,
             noise,
         };
         Ok((process, (ours, client_end)))
+    }
+
+    /// The folder `{tmp}` stands for in this run, if the launch settings use it.
+    pub fn tmp_path(&self) -> Option<&Path> {
+        self.tmp.as_ref().map(|t| t.path())
     }
 
     /// The last lines the server wrote to stderr.

@@ -19,6 +19,37 @@ const STDERR_LINES_QUOTED: usize = 20;
 /// Time for a crashed server's last stderr to arrive before we quote it.
 const STDERR_SETTLE: Duration = Duration::from_millis(150);
 
+/// How one tool call ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    /// A result without `isError`.
+    Ok,
+    /// A result with `isError: true`: the tool ran and reported a failure.
+    ToolError,
+    /// A JSON-RPC error response (invalid params, unknown tool in some SDKs).
+    RpcError,
+    Timeout,
+    /// The connection closed: the server crashed or exited.
+    Crashed,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    pub status: Status,
+    /// The text content of the result, or the error message.
+    pub text: String,
+}
+
+fn content_text(result: &Value) -> String {
+    let parts = result["content"].as_array().map(|c| {
+        c.iter()
+            .filter_map(|p| p["text"].as_str())
+            .collect::<Vec<_>>()
+    });
+    parts.unwrap_or_default().join("\n")
+}
+
 /// What `mcpevol tools --json` prints: the live `tools/list`, every page.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct LiveTools {
@@ -141,27 +172,48 @@ impl Session {
         })
     }
 
-    /// Calls one tool. A tool-level error (`isError`) is a normal outcome, returned as the
-    /// result; only a protocol failure, a crash or a timeout is an `Err`.
-    pub async fn call_tool(
+    /// Calls one tool within `timeout`. Every way a call can end is an [`Outcome`]; whether
+    /// it is acceptable is for the caller to judge.
+    pub async fn call(
         &mut self,
         name: &str,
         arguments: Map<String, Value>,
-    ) -> Result<Value, ServerError> {
+        timeout: Duration,
+    ) -> Outcome {
         let params = CallToolRequestParams::new(name.to_string()).with_arguments(arguments);
-        match tokio::time::timeout(self.timeout, self.client.peer().call_tool(params)).await {
-            Ok(Ok(result)) => Ok(serde_json::to_value(result).unwrap_or(Value::Null)),
-            Ok(Err(e)) => Err(self
-                .error(&format!("failed the call to tool `{name}` ({e})"))
-                .await),
-            Err(_) => {
-                let what = format!(
-                    "did not answer the call to tool `{name}` within {}",
-                    secs(self.timeout)
-                );
-                Err(self.error(&what).await)
+        match tokio::time::timeout(timeout, self.client.peer().call_tool(params)).await {
+            Ok(Ok(result)) => {
+                let value = serde_json::to_value(result).unwrap_or(Value::Null);
+                let text = content_text(&value);
+                let status = if value["isError"] == true {
+                    Status::ToolError
+                } else {
+                    Status::Ok
+                };
+                Outcome { status, text }
             }
+            Ok(Err(rmcp::ServiceError::McpError(e))) => Outcome {
+                status: Status::RpcError,
+                text: e.message.to_string(),
+            },
+            Ok(Err(e)) => {
+                tokio::time::sleep(STDERR_SETTLE).await;
+                let tail = self.process.stderr_tail(3);
+                Outcome {
+                    status: Status::Crashed,
+                    text: format!("{e}; stderr: {tail}"),
+                }
+            }
+            Err(_) => Outcome {
+                status: Status::Timeout,
+                text: format!("no answer within {}", secs(timeout)),
+            },
         }
+    }
+
+    /// The folder `{tmp}` stood for in this run, to keep it out of records.
+    pub fn tmp_path(&self) -> Option<&Path> {
+        self.process.tmp_path()
     }
 
     async fn error(&mut self, what: &str) -> ServerError {

@@ -11,3 +11,8 @@
 (assignment_expression
   left: [(member_expression) (subscript_expression) (identifier)] @name
   right: [(string) (template_string)] @value) @assignment
+
+; Definition objects listed by name: `const TOOLS = [ECHO_TOOL, ADD_TOOL]`. Removing a tool
+; held in a constant means removing it from such a list, not deleting the constant.
+(array
+  (identifier) @element)

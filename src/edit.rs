@@ -1,0 +1,350 @@
+//! Applying search/replace hunks: the one way every backend (rules, LLM, replay) changes files.
+//!
+//! A hunk's SEARCH text must occur exactly once in its file: first as written, then with any run
+//! of whitespace matching any other run (models and people re-indent). All hunks are applied in
+//! memory first, so a bad hunk leaves every file untouched.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Hunk {
+    /// Path relative to the package root, with `/`.
+    pub file: String,
+    /// Text to find; empty to create `file`, which must not exist yet.
+    pub search: String,
+    pub replace: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum EditError {
+    #[error("hunk {index} for {file}: the file does not exist")]
+    NoFile { index: usize, file: String },
+    #[error("hunk {index} for {file}: the file already exists, so it cannot be created")]
+    Exists { index: usize, file: String },
+    #[error(
+        "hunk {index} for {file}: its SEARCH text is not in the file; the closest line is {closest}"
+    )]
+    NotFound {
+        index: usize,
+        file: String,
+        closest: String,
+    },
+    #[error(
+        "hunk {index} for {file}: its SEARCH text occurs {count} times (at lines {lines}); it must be unique"
+    )]
+    Ambiguous {
+        index: usize,
+        file: String,
+        count: usize,
+        lines: String,
+    },
+    #[error("hunk {index} names {file}, which is outside the package")]
+    Outside { index: usize, file: String },
+    #[error("cannot {what} {file}: {source}")]
+    Io {
+        what: &'static str,
+        file: String,
+        source: std::io::Error,
+    },
+}
+
+/// Applies the hunks in order (later hunks see earlier ones' results) and writes the changed
+/// files. Returns the changed files, sorted.
+pub fn apply(root: &Path, hunks: &[Hunk]) -> Result<Vec<String>, EditError> {
+    let texts = apply_in_memory(root, hunks)?;
+    for (file, text) in &texts {
+        let path = root.join(file);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|source| EditError::Io {
+                what: "create the folder of",
+                file: file.clone(),
+                source,
+            })?;
+        }
+        std::fs::write(&path, text).map_err(|source| EditError::Io {
+            what: "write",
+            file: file.clone(),
+            source,
+        })?;
+    }
+    Ok(texts.into_keys().collect())
+}
+
+/// The new text of every file the hunks touch, without writing anything.
+pub fn apply_in_memory(root: &Path, hunks: &[Hunk]) -> Result<BTreeMap<String, String>, EditError> {
+    let mut texts: BTreeMap<String, String> = BTreeMap::new();
+    for (i, hunk) in hunks.iter().enumerate() {
+        let index = i + 1;
+        let file = hunk.file.clone();
+        if file.split('/').any(|c| c == "..") || Path::new(&file).is_absolute() {
+            return Err(EditError::Outside { index, file });
+        }
+        if !texts.contains_key(&file) {
+            let path = root.join(&file);
+            if path.is_file() {
+                let text = std::fs::read_to_string(&path).map_err(|source| EditError::Io {
+                    what: "read",
+                    file: file.clone(),
+                    source,
+                })?;
+                texts.insert(file.clone(), text);
+            } else if hunk.search.is_empty() {
+                texts.insert(file.clone(), hunk.replace.clone());
+                continue;
+            } else {
+                return Err(EditError::NoFile { index, file });
+            }
+        } else if hunk.search.is_empty() {
+            return Err(EditError::Exists { index, file });
+        }
+        let text = texts.get_mut(&file).expect("inserted above");
+        if hunk.search.is_empty() {
+            return Err(EditError::Exists { index, file });
+        }
+        let (start, end) = locate(text, &hunk.search).map_err(|found| match found {
+            Found::None => EditError::NotFound {
+                index,
+                file: file.clone(),
+                closest: closest_line(text, &hunk.search),
+            },
+            Found::Many(at) => EditError::Ambiguous {
+                index,
+                file: file.clone(),
+                count: at.len(),
+                lines: at
+                    .iter()
+                    .map(|b| line_of(text, *b).to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            },
+        })?;
+        text.replace_range(start..end, &hunk.replace);
+    }
+    Ok(texts)
+}
+
+enum Found {
+    None,
+    Many(Vec<usize>),
+}
+
+/// The byte range of the one occurrence of `search`: exact, else whitespace-tolerant.
+fn locate(text: &str, search: &str) -> Result<(usize, usize), Found> {
+    let exact: Vec<usize> = text.match_indices(search).map(|(i, _)| i).collect();
+    match exact.len() {
+        1 => return Ok((exact[0], exact[0] + search.len())),
+        0 => {}
+        _ => return Err(Found::Many(exact)),
+    }
+    let tokens: Vec<String> = search.split_whitespace().map(regex::escape).collect();
+    if tokens.is_empty() {
+        return Err(Found::None);
+    }
+    let pattern = regex::Regex::new(&tokens.join(r"\s+")).map_err(|_| Found::None)?;
+    let found: Vec<(usize, usize)> = pattern
+        .find_iter(text)
+        .map(|m| (m.start(), m.end()))
+        .collect();
+    match found.len() {
+        0 => Err(Found::None),
+        1 => Ok(found[0]),
+        _ => Err(Found::Many(found.iter().map(|m| m.0).collect())),
+    }
+}
+
+fn line_of(text: &str, byte: usize) -> usize {
+    text[..byte].matches('\n').count() + 1
+}
+
+/// The file line most like the first line of the SEARCH text, to show what is really there.
+fn closest_line(text: &str, search: &str) -> String {
+    let wanted = search
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
+    let best = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            (
+                similar::TextDiff::from_chars(wanted, l.trim()).ratio(),
+                i,
+                l,
+            )
+        })
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    match best {
+        Some((_, i, line)) => format!(
+            "{}: {:?}",
+            i + 1,
+            line.trim().chars().take(160).collect::<String>()
+        ),
+        None => "none (the file is empty)".into(),
+    }
+}
+
+/// A hunk that replaces the bytes `start..end` of `text` with `new`, with just enough context
+/// around it to be unique in the file: whole lines for ordinary code, characters for the
+/// very long lines of minified bundles.
+pub fn hunk_for(file: &str, text: &str, start: usize, end: usize, new: &str) -> Hunk {
+    const LONG_LINE: usize = 400;
+    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[end..].find('\n').map_or(text.len(), |i| end + i);
+    let (mut a, mut b) = if line_end - line_start > LONG_LINE {
+        (start, end)
+    } else {
+        (line_start, line_end)
+    };
+    loop {
+        let search = &text[a..b];
+        if text.matches(search).count() <= 1 || (a == 0 && b == text.len()) {
+            let replace = format!("{}{}{}", &text[a..start], new, &text[end..b]);
+            return Hunk {
+                file: file.to_string(),
+                search: search.to_string(),
+                replace,
+            };
+        }
+        if b - a > LONG_LINE || text[a..b].contains('\n') || line_end - line_start <= LONG_LINE {
+            // Grow by a line on each side.
+            a = text[..a.saturating_sub(1)].rfind('\n').map_or(0, |i| i + 1);
+            b = text[(b + 1).min(text.len())..]
+                .find('\n')
+                .map_or(text.len(), |i| b + 1 + i);
+        } else {
+            a = floor_char(text, a.saturating_sub(32));
+            b = ceil_char(text, (b + 32).min(text.len()));
+        }
+    }
+}
+
+fn floor_char(text: &str, mut i: usize) -> usize {
+    while !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+fn ceil_char(text: &str, mut i: usize) -> usize {
+    while !text.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn package(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, text) in files {
+            std::fs::write(dir.path().join(name), text).unwrap();
+        }
+        dir
+    }
+
+    fn hunk(file: &str, search: &str, replace: &str) -> Hunk {
+        Hunk {
+            file: file.into(),
+            search: search.into(),
+            replace: replace.into(),
+        }
+    }
+
+    #[test]
+    fn an_exact_unique_match_is_replaced() {
+        let dir = package(&[("a.js", "const a = 1;\nconst b = 2;\n")]);
+        apply(dir.path(), &[hunk("a.js", "const b = 2;", "const b = 3;")]).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("a.js")).unwrap(),
+            "const a = 1;\nconst b = 3;\n"
+        );
+    }
+
+    #[test]
+    fn a_match_with_different_indentation_is_found() {
+        let dir = package(&[("a.js", "if (x) {\n        go(1,\n           2);\n}\n")]);
+        apply(dir.path(), &[hunk("a.js", "go(1,\n  2);", "go(3);")]).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("a.js")).unwrap(),
+            "if (x) {\n        go(3);\n}\n"
+        );
+    }
+
+    #[test]
+    fn an_ambiguous_match_names_the_hunk_and_lines_and_changes_nothing() {
+        let dir = package(&[("a.js", "x();\nx();\n"), ("b.js", "y();\n")]);
+        let err = apply(
+            dir.path(),
+            &[hunk("b.js", "y();", "z();"), hunk("a.js", "x();", "w();")],
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "hunk 2 for a.js: its SEARCH text occurs 2 times (at lines 1, 2); it must be unique"
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("b.js")).unwrap(),
+            "y();\n",
+            "nothing written"
+        );
+    }
+
+    #[test]
+    fn a_missing_match_shows_the_closest_real_line() {
+        let dir = package(&[("a.js", "function greet(name) {\n  return name;\n}\n")]);
+        let err = apply(
+            dir.path(),
+            &[hunk("a.js", "function greeting(name) {", "x")],
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("closest line is 1: \"function greet(name) {\""),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn an_empty_search_creates_a_new_file_but_never_overwrites() {
+        let dir = package(&[("a.js", "a\n")]);
+        apply(
+            dir.path(),
+            &[hunk("lib/new.js", "", "export const x = 1;\n")],
+        )
+        .unwrap();
+        assert!(dir.path().join("lib/new.js").is_file());
+        assert!(matches!(
+            apply(dir.path(), &[hunk("a.js", "", "b")]),
+            Err(EditError::Exists { .. })
+        ));
+    }
+
+    #[test]
+    fn a_hunk_outside_the_package_is_refused() {
+        let dir = package(&[("a.js", "a\n")]);
+        assert!(matches!(
+            apply(dir.path(), &[hunk("../a.js", "a", "b")]),
+            Err(EditError::Outside { .. })
+        ));
+    }
+
+    #[test]
+    fn hunk_for_grows_context_until_the_search_text_is_unique() {
+        let text = "case \"a\":\n  run();\ncase \"b\":\n  run();\n";
+        let start = text.rfind("run").unwrap();
+        let h = hunk_for("x.js", text, start, start + 3, "walk");
+        assert_eq!(text.matches(&h.search).count(), 1);
+        let dir = package(&[("x.js", text)]);
+        apply(dir.path(), &[h]).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("x.js")).unwrap(),
+            "case \"a\":\n  run();\ncase \"b\":\n  walk();\n"
+        );
+    }
+}

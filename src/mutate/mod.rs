@@ -1,0 +1,76 @@
+//! Mutators: turn the anchored tools and an operator into a proposal of source edits.
+//!
+//! Every backend produces the same [`Proposal`]: search/replace hunks per file, applied by
+//! [`crate::edit`]. Everything after the proposal (check, validate, commit) is shared.
+
+pub mod edits;
+pub mod rules;
+pub mod words;
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::edit::Hunk;
+use crate::inventory::Inventory;
+
+/// What one round proposes to change.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Proposal {
+    pub operator: String,
+    /// The existing tools the change is about (a removed or renamed tool by its old name).
+    pub targets: Vec<String>,
+    /// Tools the change adds, by their new names.
+    pub added: Vec<String>,
+    /// One sentence a person reads in `git log`.
+    pub summary: String,
+    pub hunks: Vec<Hunk>,
+}
+
+/// What a mutator sees of the server.
+pub struct Context<'a> {
+    pub root: &'a Path,
+    pub inventory: &'a Inventory,
+    /// Varies choices between rounds and attempts while staying reproducible.
+    pub seed: u64,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum MutateError {
+    #[error("operator {operator} does not apply to this server: {why}")]
+    NotApplicable { operator: String, why: String },
+    #[error("operator {0} is not known to the rules backend")]
+    UnknownOperator(String),
+    #[error("cannot read {file}: {source}")]
+    Io {
+        file: String,
+        source: std::io::Error,
+    },
+}
+
+/// A small, fast, reproducible generator (splitmix64): choices must follow from the seed alone.
+#[derive(Debug, Clone)]
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed ^ 0x9E37_79B9_7F4A_7C15)
+    }
+
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// An index below `n` (n > 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> Option<&'a T> {
+        (!items.is_empty()).then(|| &items[self.below(items.len())])
+    }
+}

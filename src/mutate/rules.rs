@@ -1,0 +1,600 @@
+//! The rules backend: the 11 operators as deterministic source edits on the anchored sites,
+//! for every registration style anchoring supports. No network, no model: same seed, same edits.
+
+use std::path::Path;
+
+use super::edits::{Edits, append_entry, indent_at, item_range, js_string, statement_range};
+use super::words::{self, NEW_PARAMS, VARIANTS};
+use super::{Context, MutateError, Proposal, Rng};
+use crate::inventory::{DispatchSite, ParamSite, Span, Tool};
+
+/// Operator ids the rules backend implements, in order.
+pub const OPERATORS: &[&str] = &[
+    "O1", "O2", "O3", "O4", "O5", "O6", "O7", "O8", "O9", "O10", "O11",
+];
+
+/// Why `op` cannot change `tool`, or Ok when it can.
+pub fn applies(op: &str, tool: &Tool, all: &[Tool]) -> Result<(), &'static str> {
+    let s = &tool.sites;
+    let schema = s.schema.as_ref();
+    let can_describe = s.description.is_some();
+    match op {
+        "O1" | "O4" => {
+            copyable(tool)?;
+            if op == "O4" && !can_describe {
+                return Err("its description is not a literal in the definition");
+            }
+            Ok(())
+        }
+        "O2" => {
+            if s.name.is_none() {
+                return Err("its name is not written in its definition");
+            }
+            Ok(())
+        }
+        "O3" => {
+            if s.registration.is_none() {
+                return Err("no registration site to remove was found");
+            }
+            if !all
+                .iter()
+                .any(|t| t.name != tool.name && t.sites.description.is_some())
+            {
+                return Err("no other tool has a description to take over its behaviour");
+            }
+            Ok(())
+        }
+        "O5" => match schema {
+            Some(sc) if sc.json || sc.zod.is_some() => Ok(()),
+            Some(_) => Err("its zod shape has no parameter that shows how the file spells zod"),
+            None => Err("its input schema is not written out literally"),
+        },
+        "O6" => constrainable(tool).map(|_| ()),
+        "O7" => optional_params(tool)
+            .first()
+            .map(|_| ())
+            .ok_or("it has no optional parameter to remove"),
+        "O8" => {
+            if !can_describe {
+                return Err("its description is not a literal in the definition");
+            }
+            applies("O5", tool, all).or_else(|_| applies("O7", tool, all))
+        }
+        "O9" => can_describe
+            .then_some(())
+            .ok_or("its description is not a literal in the definition"),
+        "O10" => describable_param(tool).map(|_| ()),
+        "O11" => {
+            if !can_describe {
+                return Err("its description is not a literal in the definition");
+            }
+            describable_param(tool).map(|_| ())
+        }
+        _ => Err("the rules backend does not implement this operator"),
+    }
+}
+
+fn copyable(tool: &Tool) -> Result<(), &'static str> {
+    let s = &tool.sites;
+    let reg = s
+        .registration
+        .as_ref()
+        .ok_or("no registration site to copy was found")?;
+    let name = s
+        .name
+        .as_ref()
+        .ok_or("its name is not written in its definition")?;
+    if contains(reg, name) || s.holder.is_some() {
+        Ok(())
+    } else {
+        Err("its name is not written where it is registered")
+    }
+}
+
+fn contains(outer: &Span, inner: &Span) -> bool {
+    outer.file == inner.file && outer.bytes.0 <= inner.bytes.0 && inner.bytes.1 <= outer.bytes.1
+}
+
+fn optional_params(tool: &Tool) -> Vec<&ParamSite> {
+    let Some(schema) = &tool.sites.schema else {
+        return Vec::new();
+    };
+    schema
+        .params
+        .iter()
+        .filter(|p| tool.params.iter().any(|q| q.name == p.name && !q.required))
+        .collect()
+}
+
+fn describable_param(tool: &Tool) -> Result<&ParamSite, &'static str> {
+    let schema = tool
+        .sites
+        .schema
+        .as_ref()
+        .ok_or("its input schema is not written out literally")?;
+    schema.params.first().ok_or("it has no parameters")
+}
+
+/// A parameter a constraint can be added to, with the constraint's text.
+fn constrainable(tool: &Tool) -> Result<(&ParamSite, &'static str), &'static str> {
+    let schema = tool
+        .sites
+        .schema
+        .as_ref()
+        .ok_or("its input schema is not written out literally")?;
+    for site in &schema.params {
+        let ty = tool
+            .params
+            .iter()
+            .find(|p| p.name == site.name)
+            .and_then(|p| p.ty.as_deref())
+            .unwrap_or("");
+        let constraint = match (schema.json, ty) {
+            (false, "string") => ".max(500)",
+            (false, "number") => ".max(1000000)",
+            (false, "array") => ".max(100)",
+            (true, "string") => "maxLength: 500",
+            (true, "number" | "integer") => "maximum: 1000000",
+            (true, "array") => "maxItems: 100",
+            _ => continue,
+        };
+        if schema.json || site.base.is_some() {
+            return Ok((site, constraint));
+        }
+    }
+    Err("no string, number or array parameter takes a new bound")
+}
+
+/// Proposes the edits of operator `op` on one tool chosen by the seed among those it applies to.
+pub fn propose(op: &str, ctx: &Context) -> Result<Proposal, MutateError> {
+    if !OPERATORS.contains(&op) {
+        return Err(MutateError::UnknownOperator(op.to_string()));
+    }
+    let tools = &ctx.inventory.tools;
+    let fitting: Vec<&Tool> = tools
+        .iter()
+        .filter(|t| applies(op, t, tools).is_ok())
+        .collect();
+    let mut rng = Rng::new(ctx.seed);
+    let Some(tool) = rng.pick(&fitting).copied() else {
+        let why = tools
+            .first()
+            .map_or("the server has no anchored tools".to_string(), |t| {
+                format!(
+                    "no tool fits; for example `{}`: {}",
+                    t.name,
+                    applies(op, t, tools).unwrap_err()
+                )
+            });
+        return Err(MutateError::NotApplicable {
+            operator: op.to_string(),
+            why,
+        });
+    };
+    let mut r = Round {
+        root: ctx.root,
+        e: Edits::default(),
+        rng,
+        added: Vec::new(),
+        targets: vec![tool.name.clone()],
+    };
+    let summary = r.apply(op, tool, tools)?;
+    let Round {
+        e, added, targets, ..
+    } = r;
+    Ok(Proposal {
+        operator: op.to_string(),
+        targets,
+        added,
+        summary,
+        hunks: e.into_hunks(),
+    })
+}
+
+struct Round<'a> {
+    root: &'a Path,
+    e: Edits,
+    rng: Rng,
+    added: Vec<String>,
+    targets: Vec<String>,
+}
+
+impl Round<'_> {
+    fn apply(&mut self, op: &str, tool: &Tool, all: &[Tool]) -> Result<String, MutateError> {
+        let name = &tool.name;
+        Ok(match op {
+            "O1" => {
+                let new = self.add_copy(tool)?;
+                format!("Tool Addition: added `{new}`, built on the behaviour of `{name}`")
+            }
+            "O2" => {
+                let new = words::join(name, "v2");
+                self.rename(tool, &new)?;
+                if tool.sites.description.is_some() {
+                    let old = tool.description.as_deref().unwrap_or("");
+                    self.describe(tool, &format!("Replaces `{name}`. {old}"))?;
+                }
+                self.added.push(new.clone());
+                format!("Tool Replacement: `{name}` is replaced by `{new}`")
+            }
+            "O3" => {
+                let others: Vec<&Tool> = all
+                    .iter()
+                    .filter(|t| t.name != *name && t.sites.description.is_some())
+                    .collect();
+                let heir = *self
+                    .rng
+                    .pick(&others)
+                    .expect("applies() checked there is one");
+                self.remove(tool)?;
+                let old = heir
+                    .description
+                    .as_deref()
+                    .unwrap_or("")
+                    .trim_end_matches('.');
+                let what = tool
+                    .description
+                    .as_deref()
+                    .unwrap_or("")
+                    .trim_end_matches('.');
+                self.describe(
+                    heir,
+                    &format!("{old}. It also covers what the removed `{name}` did: {what}."),
+                )?;
+                self.targets.push(heir.name.clone());
+                format!(
+                    "Tool Removal: removed `{name}`; `{}` takes over its role",
+                    heir.name
+                )
+            }
+            "O4" => {
+                let new = self.add_copy(tool)?;
+                let old = tool
+                    .description
+                    .as_deref()
+                    .unwrap_or("")
+                    .trim_end_matches('.');
+                self.describe(
+                    tool,
+                    &format!("{old}. For a lighter, faster call, see `{new}`."),
+                )?;
+                format!("Tool Integration: added `{new}` beside `{name}` and told them apart")
+            }
+            "O5" => {
+                let count = 1 + self.rng.below(2);
+                let added = self.add_params(tool, count)?;
+                format!("Flexible Expansion: `{name}` takes new optional parameter(s) {added}")
+            }
+            "O6" => {
+                let (site, constraint) = constrainable(tool).expect("applies() checked");
+                self.constrain(tool, site, constraint)?;
+                format!(
+                    "Constraint Mutation: `{name}`.`{}` is bounded ({})",
+                    site.name,
+                    constraint.trim_start_matches('.')
+                )
+            }
+            "O7" => {
+                let site = *self
+                    .rng
+                    .pick(&optional_params(tool))
+                    .expect("applies() checked");
+                let (start, end) =
+                    item_range(self.e.text(self.root, &site.entry.file)?, &site.entry);
+                self.e
+                    .replace(self.root, &with_bytes(&site.entry, start, end), "")?;
+                format!(
+                    "Parameter Pruning: removed optional parameter `{}` from `{name}`",
+                    site.name
+                )
+            }
+            "O8" => {
+                let change = if applies("O5", tool, all).is_ok() {
+                    format!("added {}", self.add_params(tool, 1)?)
+                } else {
+                    let site = *self
+                        .rng
+                        .pick(&optional_params(tool))
+                        .expect("applies() checked");
+                    let (start, end) =
+                        item_range(self.e.text(self.root, &site.entry.file)?, &site.entry);
+                    self.e
+                        .replace(self.root, &with_bytes(&site.entry, start, end), "")?;
+                    format!("removed `{}`", site.name)
+                };
+                let text = words::tool_description(tool, self.rng.below(3));
+                self.describe(tool, &text)?;
+                format!("Interface Refactoring: `{name}` {change}, with its description updated")
+            }
+            "O9" => {
+                let text = words::tool_description(tool, self.rng.below(3));
+                self.describe(tool, &text)?;
+                format!("Tool Description Update: rewrote the description of `{name}`")
+            }
+            "O10" => {
+                let param = self.param_describe(tool)?;
+                format!(
+                    "Parameter Description Update: rewrote the description of `{name}`.`{param}`"
+                )
+            }
+            "O11" => {
+                let text = words::tool_description(tool, self.rng.below(3));
+                self.describe(tool, &text)?;
+                let param = self.param_describe(tool)?;
+                format!(
+                    "Joint Description Update: rewrote the descriptions of `{name}` and `{name}`.`{param}`"
+                )
+            }
+            other => return Err(MutateError::UnknownOperator(other.to_string())),
+        })
+    }
+
+    fn describe(&mut self, tool: &Tool, text: &str) -> Result<(), MutateError> {
+        let site = tool
+            .sites
+            .description
+            .as_ref()
+            .expect("callers check the description site");
+        self.e.replace(self.root, site, js_string(text))
+    }
+
+    /// Renames a tool where it is defined and wherever calls are routed by its name.
+    fn rename(&mut self, tool: &Tool, new: &str) -> Result<(), MutateError> {
+        let name = tool
+            .sites
+            .name
+            .as_ref()
+            .expect("applies() checked the name site");
+        self.e.replace(self.root, name, js_string(new))?;
+        for d in &tool.sites.dispatch {
+            if d.label.bytes != name.bytes || d.label.file != name.file {
+                self.e.replace(self.root, &d.label, js_string(new))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Registers a copy of `tool` under a new name, routed to the same handler.
+    fn add_copy(&mut self, tool: &Tool) -> Result<String, MutateError> {
+        let (suffix, purpose) = VARIANTS[self.rng.below(VARIANTS.len())];
+        let new = words::join(&tool.name, suffix);
+        let old = tool
+            .description
+            .as_deref()
+            .unwrap_or("")
+            .trim_end_matches('.');
+        let description = format!("{}. {old}.", purpose.replace("{name}", &tool.name));
+        let s = &tool.sites;
+        let reg = s.registration.as_ref().expect("applies() checked");
+        let name = s.name.as_ref().expect("applies() checked");
+        let text = self.e.text(self.root, &reg.file)?.to_string();
+        let region = &text[reg.bytes.0..reg.bytes.1];
+        let copy = if contains(reg, name) {
+            let mut copy = region.to_string();
+            let mut cuts = vec![(name.bytes, js_string(&new))];
+            if let Some(d) = s.description.as_ref().filter(|d| contains(reg, d)) {
+                cuts.push((d.bytes, js_string(&description)));
+            }
+            cuts.sort_by(|a, b| b.0.cmp(&a.0));
+            for ((a, b), with) in cuts {
+                copy.replace_range(a - reg.bytes.0..b - reg.bytes.0, &with);
+            }
+            copy
+        } else {
+            let holder = s.holder.as_deref().expect("applies() checked");
+            let inline = format!(
+                "{{ ...{holder}, name: {}, description: {} }}",
+                js_string(&new),
+                js_string(&description)
+            );
+            match find_word(region, holder) {
+                Some(at) => format!("{}{inline}{}", &region[..at], &region[at + holder.len()..]),
+                None => inline,
+            }
+        };
+        let after = text[reg.bytes.1..].trim_start();
+        let is_item = !region.trim_end().ends_with(';') && after.starts_with([',', ']', '}', ')']);
+        let indent = indent_at(&text, reg.bytes.0).to_string();
+        if is_item {
+            self.e.insert(
+                self.root,
+                &reg.file,
+                reg.bytes.1,
+                format!(",\n{indent}{copy}"),
+            )?;
+        } else {
+            self.e.insert(
+                self.root,
+                &reg.file,
+                reg.bytes.1,
+                format!("\n{indent}{copy}"),
+            )?;
+        }
+        if !contains(reg, name)
+            || s.dispatch
+                .iter()
+                .any(|d| d.kind != DispatchSite::MapEntry || !contains(reg, &d.site))
+        {
+            self.route(tool, &new)?;
+        }
+        self.added.push(new.clone());
+        Ok(new)
+    }
+
+    /// Routes calls for `new` to the handler of `tool`, beside its own name.
+    fn route(&mut self, tool: &Tool, new: &str) -> Result<(), MutateError> {
+        for d in &tool.sites.dispatch {
+            let text = self.e.text(self.root, &d.site.file)?.to_string();
+            match d.kind {
+                DispatchSite::Case => {
+                    let indent = indent_at(&text, d.site.bytes.0).to_string();
+                    self.e.insert(
+                        self.root,
+                        &d.site.file,
+                        d.site.bytes.0,
+                        format!("case {}:\n{indent}", js_string(new)),
+                    )?;
+                }
+                DispatchSite::Compare => {
+                    let compare = &text[d.site.bytes.0..d.site.bytes.1];
+                    let (a, b) = (
+                        d.label.bytes.0 - d.site.bytes.0,
+                        d.label.bytes.1 - d.site.bytes.0,
+                    );
+                    let other = format!("{}{}{}", &compare[..a], js_string(new), &compare[b..]);
+                    self.e
+                        .replace(self.root, &d.site, format!("({compare} || {other})"))?;
+                }
+                DispatchSite::MapEntry => {
+                    let pair = &text[d.site.bytes.0..d.site.bytes.1];
+                    let (a, b) = (
+                        d.label.bytes.0 - d.site.bytes.0,
+                        d.label.bytes.1 - d.site.bytes.0,
+                    );
+                    let copy = format!("{}{}{}", &pair[..a], js_string(new), &pair[b..]);
+                    let indent = indent_at(&text, d.site.bytes.0).to_string();
+                    self.e.insert(
+                        self.root,
+                        &d.site.file,
+                        d.site.bytes.1,
+                        format!(",\n{indent}{copy}"),
+                    )?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn remove(&mut self, tool: &Tool) -> Result<(), MutateError> {
+        let reg = tool.sites.registration.as_ref().expect("applies() checked");
+        let text = self.e.text(self.root, &reg.file)?;
+        let region = &text[reg.bytes.0..reg.bytes.1];
+        let after = text[reg.bytes.1..].trim_start();
+        let (start, end) =
+            if !region.trim_end().ends_with(';') && after.starts_with([',', ']', '}', ')']) {
+                item_range(text, reg)
+            } else {
+                statement_range(text, reg)
+            };
+        self.e.replace(self.root, &with_bytes(reg, start, end), "")
+    }
+
+    fn add_params(&mut self, tool: &Tool, count: usize) -> Result<String, MutateError> {
+        let schema = tool.sites.schema.as_ref().expect("applies() checked");
+        let fresh: Vec<&(&str, &str, &str)> = NEW_PARAMS
+            .iter()
+            .filter(|(n, _, _)| !tool.params.iter().any(|p| p.name == *n))
+            .collect();
+        let start = self.rng.below(fresh.len().max(1));
+        let chosen: Vec<&&(&str, &str, &str)> = fresh
+            .iter()
+            .cycle()
+            .skip(start)
+            .take(count.min(fresh.len()))
+            .collect();
+        let entries: Vec<String> = chosen
+            .iter()
+            .map(|(name, ty, description)| match &schema.zod {
+                Some(z) if !schema.json => format!(
+                    "{name}: {z}.{ty}().optional().describe({})",
+                    js_string(description)
+                ),
+                _ => format!(
+                    "{name}: {{ type: {}, description: {} }}",
+                    js_string(ty),
+                    js_string(description)
+                ),
+            })
+            .collect();
+        let text = self.e.text(self.root, &schema.object.file)?.to_string();
+        let last = schema.params.last().map(|p| &p.entry);
+        let (at, new) = append_entry(&text, &schema.object, last, &entries.join(", "));
+        self.e.insert(self.root, &schema.object.file, at, new)?;
+        Ok(chosen
+            .iter()
+            .map(|(n, _, _)| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(", "))
+    }
+
+    fn constrain(
+        &mut self,
+        tool: &Tool,
+        site: &ParamSite,
+        constraint: &str,
+    ) -> Result<(), MutateError> {
+        let json = tool.sites.schema.as_ref().is_some_and(|s| s.json);
+        if json {
+            let value = self.e.slice(self.root, &site.value)?;
+            if !value.starts_with('{') {
+                return Err(MutateError::NotApplicable {
+                    operator: "O6".into(),
+                    why: format!("`{}` is not an object literal", site.name),
+                });
+            }
+            self.e.insert(
+                self.root,
+                &site.value.file,
+                site.value.bytes.0 + 1,
+                format!(" {constraint},"),
+            )
+        } else {
+            let base = site.base.as_ref().expect("constrainable() checked");
+            self.e
+                .insert(self.root, &base.file, base.bytes.1, constraint)
+        }
+    }
+
+    fn param_describe(&mut self, tool: &Tool) -> Result<String, MutateError> {
+        let schema = tool.sites.schema.as_ref().expect("applies() checked");
+        let site = &schema.params[self.rng.below(schema.params.len())];
+        let param = tool
+            .params
+            .iter()
+            .find(|p| p.name == site.name)
+            .expect("sites and params are read together");
+        let text = js_string(&words::param_description(param, self.rng.below(2)));
+        match (&site.description, schema.json) {
+            (Some(d), _) => self.e.replace(self.root, d, text)?,
+            (None, false) => self.e.insert(
+                self.root,
+                &site.value.file,
+                site.value.bytes.1,
+                format!(".describe({text})"),
+            )?,
+            (None, true) => {
+                let value = self.e.slice(self.root, &site.value)?;
+                if !value.starts_with('{') {
+                    return Err(MutateError::NotApplicable {
+                        operator: "O10".into(),
+                        why: format!("`{}` is not an object literal", site.name),
+                    });
+                }
+                self.e.insert(
+                    self.root,
+                    &site.value.file,
+                    site.value.bytes.0 + 1,
+                    format!(" description: {text},"),
+                )?
+            }
+        }
+        Ok(site.name.clone())
+    }
+}
+
+fn with_bytes(span: &Span, start: usize, end: usize) -> Span {
+    Span {
+        bytes: (start, end),
+        ..span.clone()
+    }
+}
+
+/// The first occurrence of `word` in `text` not inside a longer identifier.
+fn find_word(text: &str, word: &str) -> Option<usize> {
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    text.match_indices(word).map(|(i, _)| i).find(|&i| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + word.len()..].chars().next();
+        !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
+    })
+}

@@ -1,0 +1,333 @@
+//! The workspace repository: deterministic version commits, tags, restore and reading history.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use git2::{
+    Commit, IndexAddOption, ObjectType, Repository, RepositoryInitOptions, ResetType, Signature,
+    Status, StatusOptions, Time, build::CheckoutBuilder,
+};
+
+use super::{Version, WorkspaceError};
+
+const IGNORE_LINE: &str = "node_modules/";
+const IDENTITY: (&str, &str) = ("mcpevol", "mcpevol@localhost");
+/// 2026-01-01T00:00:00Z; version n is committed n hours later.
+const EPOCH: i64 = 1_767_225_600;
+
+pub struct Workspace {
+    root: PathBuf,
+    repo: Repository,
+}
+
+impl Workspace {
+    /// Makes `root` (which must exist) a new repository whose `.gitignore` ignores
+    /// `node_modules/`, keeping any lines already there.
+    pub fn create(root: &Path) -> Result<Workspace, WorkspaceError> {
+        if root.join(".git").exists() {
+            return Err(WorkspaceError::AlreadyARepository(root.to_path_buf()));
+        }
+        if !root.is_dir() {
+            return Err(WorkspaceError::Io {
+                path: root.to_path_buf(),
+                source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such folder"),
+            });
+        }
+        let mut opts = RepositoryInitOptions::new();
+        // The branch name is fixed so that the user's init.defaultBranch changes nothing.
+        opts.mkdir(false).no_reinit(true).initial_head("main");
+        let repo = Repository::init_opts(root, &opts).map_err(git(root, "create a repository"))?;
+        let ws = Workspace {
+            root: root.to_path_buf(),
+            repo,
+        };
+        ws.pin_config()?;
+        ws.write_gitignore()?;
+        Ok(ws)
+    }
+
+    /// Opens an existing workspace: a repository at `root` with `.mcpevol/server.toml`.
+    pub fn open(root: &Path) -> Result<Workspace, WorkspaceError> {
+        if !root.join(".git").exists() || !root.join(".mcpevol/server.toml").is_file() {
+            return Err(WorkspaceError::NotAWorkspace(root.to_path_buf()));
+        }
+        let repo = Repository::open(root).map_err(git(root, "open the repository"))?;
+        Ok(Workspace {
+            root: root.to_path_buf(),
+            repo,
+        })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Paths (relative, `/`-separated, sorted) that differ from HEAD in the work tree or
+    /// index, git-ignored files aside. Empty means clean.
+    pub fn dirty_paths(&self) -> Result<Vec<String>, WorkspaceError> {
+        let mut opts = StatusOptions::new();
+        opts.include_untracked(true)
+            .recurse_untracked_dirs(true)
+            .include_ignored(false)
+            .exclude_submodules(true);
+        let statuses = self
+            .repo
+            .statuses(Some(&mut opts))
+            .map_err(self.git("read the status"))?;
+        let mut paths: Vec<String> = statuses
+            .iter()
+            .filter(|e| e.status() != Status::CURRENT && !e.status().contains(Status::IGNORED))
+            .map(|e| String::from_utf8_lossy(e.path_bytes()).into_owned())
+            .collect();
+        paths.sort();
+        paths.dedup();
+        Ok(paths)
+    }
+
+    /// Stages everything (respecting `.gitignore`), commits on HEAD and tags the commit
+    /// `v<number>`. Author, committer and time derive from `number` alone, so the same edits
+    /// on a fresh workspace give the same commit ids.
+    pub fn commit_version(&self, number: u32, message: &str) -> Result<Version, WorkspaceError> {
+        let tag = format!("v{number}");
+        // Checked before committing, so that a refused tag leaves no stray commit behind.
+        if self
+            .repo
+            .find_reference(&format!("refs/tags/{tag}"))
+            .is_ok()
+        {
+            return Err(WorkspaceError::TagExists {
+                tag,
+                root: self.root.clone(),
+            });
+        }
+        let action = format!("commit {tag}");
+        let fail = || self.git(&action);
+        let mut index = self.repo.index().map_err(fail())?;
+        index
+            .add_all(["*"], IndexAddOption::DEFAULT, None)
+            .map_err(fail())?;
+        index.update_all(["*"], None).map_err(fail())?;
+        index.write().map_err(fail())?;
+        let tree = self
+            .repo
+            .find_tree(index.write_tree().map_err(fail())?)
+            .map_err(fail())?;
+        let time = Time::new(EPOCH + i64::from(number) * 3600, 0);
+        let sig = Signature::new(IDENTITY.0, IDENTITY.1, &time).map_err(fail())?;
+        let parent = match self.repo.head() {
+            Ok(head) => Some(head.peel_to_commit().map_err(fail())?),
+            Err(e) if e.code() == git2::ErrorCode::UnbornBranch => None,
+            Err(e) => return Err(fail()(e)),
+        };
+        let parents: Vec<&Commit> = parent.iter().collect();
+        let message = format!("{}\n", message.trim_end());
+        let oid = self
+            .repo
+            .commit(Some("HEAD"), &sig, &sig, &message, &tree, &parents)
+            .map_err(fail())?;
+        let object = self
+            .repo
+            .find_object(oid, Some(ObjectType::Commit))
+            .map_err(fail())?;
+        self.repo
+            .tag_lightweight(&tag, &object, false)
+            .map_err(fail())?;
+        Ok(Version {
+            number,
+            tag,
+            commit: oid.to_string(),
+        })
+    }
+
+    /// Points each `(name, target)` tag at the target's commit, moving it if it exists;
+    /// a pair whose target does not resolve is skipped.
+    pub fn set_stage_tags(&self, stages: &[(String, String)]) -> Result<(), WorkspaceError> {
+        for (name, target) in stages {
+            let Ok(commit) = self.commit(target) else {
+                continue;
+            };
+            self.repo
+                .tag_lightweight(name, commit.as_object(), true)
+                .map_err(self.git(&format!("set tag {name} to {target}")))?;
+        }
+        Ok(())
+    }
+
+    /// The full sha of HEAD's commit.
+    pub fn head(&self) -> Result<String, WorkspaceError> {
+        self.resolve("HEAD")
+    }
+
+    /// Brings work tree and index back to `commit` exactly, as `git reset --hard` followed by
+    /// `git clean -fd`: ignored files (`node_modules/`) stay.
+    pub fn restore(&self, commit: &str) -> Result<(), WorkspaceError> {
+        let target = self.commit(commit)?;
+        let action = format!("restore {commit}");
+        let mut checkout = CheckoutBuilder::new();
+        checkout.force().remove_untracked(false);
+        self.repo
+            .reset(target.as_object(), ResetType::Hard, Some(&mut checkout))
+            .map_err(self.git(&action))?;
+        for path in self.dirty_paths()? {
+            let full = self.root.join(&path);
+            let meta = fs::symlink_metadata(&full).map_err(WorkspaceError::io(&full))?;
+            if meta.is_dir() {
+                fs::remove_dir_all(&full).map_err(WorkspaceError::io(&full))?;
+            } else {
+                fs::remove_file(&full).map_err(WorkspaceError::io(&full))?;
+            }
+            self.prune_empty_parents(&full);
+        }
+        Ok(())
+    }
+
+    /// All versions `v0..vN` found as tags, by number.
+    pub fn versions(&self) -> Result<Vec<Version>, WorkspaceError> {
+        let names = self
+            .repo
+            .tag_names(Some("v*"))
+            .map_err(self.git("list tags"))?;
+        let mut versions = Vec::new();
+        for tag in names
+            .iter_bytes()
+            .filter_map(|b| std::str::from_utf8(b).ok())
+        {
+            let Some(number) = tag.strip_prefix('v').and_then(|n| n.parse::<u32>().ok()) else {
+                continue;
+            };
+            // "v03" or "v+3" would parse too but are not tags this module writes.
+            if format!("v{number}") != tag {
+                continue;
+            }
+            versions.push(Version {
+                number,
+                tag: tag.to_string(),
+                commit: self.resolve(tag)?,
+            });
+        }
+        versions.sort_by_key(|v| v.number);
+        Ok(versions)
+    }
+
+    pub fn latest(&self) -> Result<Option<Version>, WorkspaceError> {
+        Ok(self.versions()?.pop())
+    }
+
+    /// Resolves a tag, branch, `HEAD` or (abbreviated) sha to a full commit sha.
+    pub fn resolve(&self, rev: &str) -> Result<String, WorkspaceError> {
+        Ok(self.commit(rev)?.id().to_string())
+    }
+
+    /// The text of `path` at `rev`; `None` if there is no such file there.
+    pub fn read_at(&self, rev: &str, path: &str) -> Result<Option<String>, WorkspaceError> {
+        let commit = self.commit(rev)?;
+        let tree = commit
+            .tree()
+            .map_err(self.git(&format!("read the tree of {rev}")))?;
+        let entry = match tree.get_path(Path::new(path)) {
+            Ok(entry) => entry,
+            Err(e) if e.code() == git2::ErrorCode::NotFound => return Ok(None),
+            Err(e) => return Err(self.git(&format!("read {path} at {rev}"))(e)),
+        };
+        let object = entry
+            .to_object(&self.repo)
+            .map_err(self.git(&format!("read {path} at {rev}")))?;
+        let Some(blob) = object.as_blob() else {
+            return Ok(None);
+        };
+        String::from_utf8(blob.content().to_vec())
+            .map(Some)
+            .map_err(|_| WorkspaceError::NotText {
+                rev: rev.to_string(),
+                path: path.to_string(),
+            })
+    }
+
+    /// The commit message of `rev`.
+    pub fn message(&self, rev: &str) -> Result<String, WorkspaceError> {
+        Ok(String::from_utf8_lossy(self.commit(rev)?.message_bytes()).into_owned())
+    }
+
+    /// The tree id of `rev`: equal ids mean identical files.
+    pub fn tree_id(&self, rev: &str) -> Result<String, WorkspaceError> {
+        Ok(self.commit(rev)?.tree_id().to_string())
+    }
+
+    fn commit(&self, rev: &str) -> Result<Commit<'_>, WorkspaceError> {
+        let err = |source| WorkspaceError::Revision {
+            rev: rev.to_string(),
+            root: self.root.clone(),
+            source,
+        };
+        self.repo
+            .revparse_single(rev)
+            .and_then(|o| o.peel_to_commit())
+            .map_err(err)
+    }
+
+    fn git(&self, action: &str) -> impl FnOnce(git2::Error) -> WorkspaceError + use<> {
+        git(&self.root, action)
+    }
+
+    /// Settings from the user's global git config could change which files are committed or
+    /// their bytes (global excludes, autocrlf), and so commit ids; the repository's own
+    /// config overrides them.
+    fn pin_config(&self) -> Result<(), WorkspaceError> {
+        let mut config = self.repo.config().map_err(self.git("read the config"))?;
+        let set = |config: &mut git2::Config, key: &str, value: &str| {
+            config
+                .set_str(key, value)
+                .map_err(self.git(&format!("set {key}")))
+        };
+        set(&mut config, "core.excludesFile", "/dev/null")?;
+        set(&mut config, "core.autocrlf", "false")?;
+        set(&mut config, "core.fileMode", "true")?;
+        set(&mut config, "user.name", IDENTITY.0)?;
+        set(&mut config, "user.email", IDENTITY.1)
+    }
+
+    fn write_gitignore(&self) -> Result<(), WorkspaceError> {
+        let path = self.root.join(".gitignore");
+        let mut text = match fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(e) => return Err(WorkspaceError::Io { path, source: e }),
+        };
+        let covered = text.lines().any(|l| {
+            matches!(
+                l.trim(),
+                "node_modules" | "node_modules/" | "/node_modules" | "/node_modules/"
+            )
+        });
+        if covered {
+            return Ok(());
+        }
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str(IGNORE_LINE);
+        text.push('\n');
+        fs::write(&path, text).map_err(WorkspaceError::io(&path))
+    }
+
+    /// Removes folders emptied by a clean, up to (not including) the root.
+    fn prune_empty_parents(&self, removed: &Path) {
+        let mut dir = removed.parent();
+        while let Some(d) = dir {
+            if d == self.root || !d.starts_with(&self.root) || fs::remove_dir(d).is_err() {
+                break;
+            }
+            dir = d.parent();
+        }
+    }
+}
+
+fn git(root: &Path, action: &str) -> impl FnOnce(git2::Error) -> WorkspaceError + use<> {
+    let root = root.to_path_buf();
+    let action = action.to_string();
+    move |source| WorkspaceError::Git {
+        action,
+        root,
+        source,
+    }
+}
