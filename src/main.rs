@@ -11,6 +11,8 @@ use mcpevol::catalog::Catalog;
 use mcpevol::inventory::{Inventory, Span};
 use mcpevol::server;
 use mcpevol::survey::{self, PackageSurvey};
+use mcpevol::workspace::Workspace;
+use mcpevol::{evolve, init, operators, report};
 
 #[derive(Parser)]
 #[command(
@@ -45,6 +47,63 @@ enum Command {
         #[arg(last = true)]
         server_args: Vec<String>,
     },
+    /// Create a workspace from an npm package (name@version) or a package folder, as version v0.
+    Init {
+        source: String,
+        workdir: PathBuf,
+        /// An argument appended to the server's launch arguments (repeatable).
+        #[arg(long = "arg", allow_hyphen_values = true)]
+        args: Vec<String>,
+        /// An environment variable for the server, K=V (repeatable). `{tmp}` stands for a fresh folder.
+        #[arg(long = "env", value_parser = parse_env)]
+        env: Vec<(String, String)>,
+        #[arg(long, default_value_t = server::DEFAULT_TIMEOUT.as_secs_f64())]
+        timeout: f64,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run N rounds of evolution on a workspace; each validated round is committed as vK.
+    Evolve {
+        workdir: PathBuf,
+        #[arg(long)]
+        rounds: u32,
+        #[arg(long, default_value = "rules")]
+        backend: String,
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Force the operator (repeatable: one per round, in turn).
+        #[arg(long = "operator")]
+        operators: Vec<String>,
+        #[arg(long)]
+        json: bool,
+        #[arg(long, default_value_t = server::DEFAULT_TIMEOUT.as_secs_f64())]
+        timeout: f64,
+        /// Stage tags, NAME=VERSION separated by commas.
+        #[arg(long, default_value = "early=v0,middle=v3,late=v5")]
+        stages: String,
+        /// Attempts per round before it is reported as failed.
+        #[arg(long, default_value_t = evolve::MAX_ATTEMPTS)]
+        max_attempts: u32,
+    },
+    /// The versions of a workspace, oldest first.
+    Log {
+        workdir: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// The schema-level changes between two versions, classified.
+    Diff {
+        workdir: PathBuf,
+        rev_a: String,
+        rev_b: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// The mutation operators.
+    Operators {
+        #[command(subcommand)]
+        command: OperatorsCommand,
+    },
     /// Anchor and list the live tools of every server in a catalog, and compare the two.
     Survey {
         /// A servers.toml; its packages are under node_modules/ beside it.
@@ -55,6 +114,33 @@ enum Command {
         #[arg(long, default_value_t = server::DEFAULT_TIMEOUT.as_secs_f64())]
         timeout: f64,
     },
+}
+
+#[derive(Subcommand)]
+enum OperatorsCommand {
+    /// List the built-in operators.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn parse_env(s: &str) -> Result<(String, String), String> {
+    s.split_once('=')
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .ok_or_else(|| format!("`{s}` is not K=V"))
+}
+
+fn parse_stages(s: &str) -> Result<Vec<(String, String)>> {
+    s.split(',')
+        .filter(|p| !p.trim().is_empty())
+        .map(|p| {
+            let (k, v) = p
+                .split_once('=')
+                .with_context(|| format!("stage `{p}` is not NAME=VERSION"))?;
+            Ok((k.trim().to_string(), v.trim().to_string()))
+        })
+        .collect()
 }
 
 fn main() -> ExitCode {
@@ -115,6 +201,132 @@ fn run(cli: Cli) -> Result<()> {
                 }
             }
         }
+        Command::Init {
+            source,
+            workdir,
+            args,
+            env,
+            timeout,
+            json,
+        } => {
+            let opts = init::InitOptions {
+                args,
+                env: env.into_iter().collect(),
+                timeout: seconds(timeout)?,
+                stages: evolve::default_stages(),
+            };
+            let v0 = runtime()?.block_on(init::init(&source, &workdir, &opts))?;
+            if json {
+                print_json(&v0)?;
+            } else {
+                println!("{} {} {}", v0.tag, &v0.commit[..12], workdir.display());
+            }
+        }
+        Command::Evolve {
+            workdir,
+            rounds,
+            backend,
+            seed,
+            operators,
+            json,
+            timeout,
+            stages,
+            max_attempts,
+        } => {
+            if backend != "rules" {
+                anyhow::bail!(
+                    "backend `{backend}` is not available yet; use `--backend rules` (the default, no network needed)"
+                );
+            }
+            let opts = evolve::Options {
+                rounds,
+                seed,
+                operators,
+                timeout: seconds(timeout)?,
+                stages: parse_stages(&stages)?,
+                max_attempts,
+            };
+            let outcomes = runtime()?.block_on(evolve_until_interrupted(&workdir, &opts, json))?;
+            if json {
+                print_json(&serde_json::json!({ "rounds": outcomes }))?;
+            }
+            if let Some(failed) = outcomes.iter().find(|o| o.status == "failed") {
+                anyhow::bail!(
+                    "round {} failed after {} attempts: {}; the workspace stays at the last good version",
+                    failed.version,
+                    failed.attempts,
+                    failed.reason.as_deref().unwrap_or("no reason given")
+                );
+            }
+        }
+        Command::Log { workdir, json } => {
+            let ws = Workspace::open(&workdir)?;
+            let entries = report::log(&ws)?;
+            if json {
+                print_json(&serde_json::json!({ "versions": entries }))?;
+            } else {
+                for e in &entries {
+                    let op = e.operator.as_deref().unwrap_or("--");
+                    let total = e.tests.passed + e.tests.failed;
+                    println!(
+                        "{:<4} {} {:<4} {:>3}/{:<3} {}",
+                        e.version,
+                        &e.commit[..12],
+                        op,
+                        e.tests.passed,
+                        total,
+                        e.summary
+                    );
+                    for c in &e.schema_changes {
+                        let breaking = if c.breaking { " [breaking]" } else { "" };
+                        println!("{:26}{} {}{breaking}", "", c.tool, c.describe());
+                    }
+                }
+            }
+        }
+        Command::Diff {
+            workdir,
+            rev_a,
+            rev_b,
+            json,
+        } => {
+            let ws = Workspace::open(&workdir)?;
+            let changes = report::diff(&ws, &rev_a, &rev_b)?;
+            if json {
+                print_json(&serde_json::json!({ "changes": changes }))?;
+            } else {
+                for c in &changes {
+                    let pattern = c.pattern.as_deref().unwrap_or("--");
+                    let breaking = if c.breaking { "breaking" } else { "" };
+                    println!("{pattern:<4} {breaking:<9} {} {}", c.tool, c.describe());
+                }
+                println!("{} changes", changes.len());
+            }
+        }
+        Command::Operators {
+            command: OperatorsCommand::List { json },
+        } => {
+            let ops = operators::builtin();
+            if json {
+                let list: Vec<_> = ops
+                    .iter()
+                    .map(|o| serde_json::json!({"id": o.id, "name": o.name, "level": o.level, "patterns": o.patterns, "summary": o.summary, "file": o.file}))
+                    .collect();
+                print_json(&serde_json::json!({ "operators": list }))?;
+            } else {
+                for o in &ops {
+                    let level = serde_json::to_value(o.level)?;
+                    println!(
+                        "{:<4} {:<28} {:<6} {:<12} {}",
+                        o.id,
+                        o.name,
+                        level.as_str().unwrap_or(""),
+                        o.patterns.join(","),
+                        o.summary
+                    );
+                }
+            }
+        }
         Command::Survey {
             catalog,
             json,
@@ -140,6 +352,44 @@ fn run(cli: Cli) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Runs the rounds; on Ctrl-C the round in flight is dropped (its server killed) and the work
+/// tree is put back at the last committed version before exiting.
+async fn evolve_until_interrupted(
+    workdir: &Path,
+    opts: &evolve::Options,
+    json: bool,
+) -> Result<Vec<evolve::RoundOutcome>> {
+    let run = evolve::evolve(workdir, opts, |o| {
+        if !json {
+            let tools = o.tools.join(", ");
+            let op = o.operator.as_deref().unwrap_or("--");
+            match &o.commit {
+                Some(c) => eprintln!(
+                    "{} {} {op} {tools} (attempts: {})",
+                    o.version,
+                    &c[..12],
+                    o.attempts
+                ),
+                None => eprintln!(
+                    "{} failed {op}: {}",
+                    o.version,
+                    o.reason.as_deref().unwrap_or("")
+                ),
+            }
+        }
+    });
+    tokio::select! {
+        outcome = run => Ok(outcome?),
+        _ = tokio::signal::ctrl_c() => {
+            let ws = Workspace::open(workdir)?;
+            let head = ws.head()?;
+            ws.restore(&head)?;
+            let version = ws.versions()?.into_iter().rev().find(|v| v.commit == head).map_or(head.clone(), |v| v.tag);
+            anyhow::bail!("interrupted; the workspace is back at {version}, its last committed version")
+        }
+    }
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime> {

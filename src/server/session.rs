@@ -175,7 +175,7 @@ impl Session {
     /// Calls one tool within `timeout`. Every way a call can end is an [`Outcome`]; whether
     /// it is acceptable is for the caller to judge.
     pub async fn call(
-        &mut self,
+        &self,
         name: &str,
         arguments: Map<String, Value>,
         timeout: Duration,

@@ -76,10 +76,13 @@ fn materialize_folder(folder: &Path, workdir: &Path) -> Result<(), WorkspaceErro
         resolved = true;
     }
     let real = folder.canonicalize().map_err(WorkspaceError::io(folder))?;
-    // Nearest first: an entry already present shadows farther ones, as in node's lookup.
+    // Node looks for `node_modules` in every folder above the package: the hoisted install the
+    // package sits in, or a monorepo's shared one. Nearest first: an entry already present
+    // shadows farther ones, as in node's lookup.
     for ancestor in real.ancestors().skip(1) {
-        if ancestor.file_name() == Some(OsStr::new("node_modules")) {
-            link_installed(ancestor, &real, &modules)?;
+        let installed = ancestor.join("node_modules");
+        if ancestor.file_name() != Some(OsStr::new("node_modules")) && installed.is_dir() {
+            link_installed(&installed, &real, &modules)?;
             resolved = true;
         }
     }

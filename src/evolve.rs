@@ -1,0 +1,391 @@
+//! The round loop: choose an operator, propose edits, apply, check syntax, start the server,
+//! check the schema change against the operator's contract, run the functional tests, and only
+//! then commit the version. A failed attempt is rolled back and another is tried.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::anchor;
+use crate::contract;
+use crate::edit;
+use crate::mutate::{self, Context, Rng, rules};
+use crate::operators::{self, Operator};
+use crate::record::{self, Rejection, RoundRecord};
+use crate::schema::{self, ChangeKind};
+use crate::server::session::{Session, Status};
+use crate::server::{LaunchConfig, LiveTools};
+use crate::validate;
+use crate::workspace::Workspace;
+
+/// Attempts per round before it is reported as failed; each tries another operator or target.
+pub const MAX_ATTEMPTS: u32 = 4;
+
+/// The default stage tags: what benchmark users call the early, middle and late versions.
+pub fn default_stages() -> Vec<(String, String)> {
+    [("early", "v0"), ("middle", "v3"), ("late", "v5")]
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect()
+}
+
+pub struct Options {
+    pub rounds: u32,
+    pub seed: u64,
+    /// Operators to use, one per round in turn; empty to choose by seed among those that apply.
+    pub operators: Vec<String>,
+    pub timeout: Duration,
+    pub stages: Vec<(String, String)>,
+    pub max_attempts: u32,
+}
+
+/// One round as the command-line contract reports it.
+#[derive(Debug, Clone, Serialize)]
+pub struct RoundOutcome {
+    pub version: String,
+    pub commit: Option<String>,
+    pub operator: Option<String>,
+    pub tools: Vec<String>,
+    pub status: &'static str,
+    pub attempts: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum EvolveError {
+    #[error(transparent)]
+    Workspace(#[from] crate::workspace::WorkspaceError),
+    #[error(
+        "{root} has uncommitted changes ({paths}); commit or discard them first, mcpevol only evolves a clean workspace"
+    )]
+    Dirty { root: String, paths: String },
+    #[error("{0} has no version v0; create it with `mcpevol init`")]
+    NoVersions(String),
+    #[error(
+        "the server of {root} does not start at {version}, so no round can be validated: {why}"
+    )]
+    ServerBroken {
+        root: String,
+        version: String,
+        why: String,
+    },
+    #[error(transparent)]
+    Record(#[from] record::RecordError),
+    #[error(transparent)]
+    Server(#[from] crate::server::ServerError),
+    #[error("unknown operator {0}; `mcpevol operators list` shows the known ones")]
+    UnknownOperator(String),
+}
+
+/// Runs `opts.rounds` rounds on top of the latest version. `report` hears each round as it ends.
+pub async fn evolve(
+    root: &Path,
+    opts: &Options,
+    mut report: impl FnMut(&RoundOutcome),
+) -> Result<Vec<RoundOutcome>, EvolveError> {
+    let ws = Workspace::open(root)?;
+    let dirty = ws.dirty_paths()?;
+    if !dirty.is_empty() {
+        return Err(EvolveError::Dirty {
+            root: root.display().to_string(),
+            paths: dirty.join(", "),
+        });
+    }
+    let all_ops = operators::builtin();
+    let forced: Vec<&Operator> = opts
+        .operators
+        .iter()
+        .map(|id| {
+            operators::find(&all_ops, id).ok_or_else(|| EvolveError::UnknownOperator(id.clone()))
+        })
+        .collect::<Result<_, _>>()?;
+    let latest = ws
+        .latest()?
+        .ok_or_else(|| EvolveError::NoVersions(root.display().to_string()))?;
+    let config = LaunchConfig::for_package(root)?;
+    let mut previous = record::read_tools(&ws, &latest.tag)?
+        .ok_or_else(|| EvolveError::NoVersions(root.display().to_string()))?;
+    let mut statuses = record::read_round(&ws, &latest.tag)?
+        .map(|r| validate::statuses(&r.tests))
+        .unwrap_or_default();
+    preflight(root, &config, opts.timeout, &latest.tag).await?;
+
+    let mut outcomes = Vec::new();
+    for k in latest.number + 1..=latest.number + opts.rounds {
+        let forced_op = (!forced.is_empty()).then(|| forced[(k as usize - 1) % forced.len()]);
+        let round = Round {
+            root,
+            ws: &ws,
+            config: &config,
+            opts,
+            all_ops: &all_ops,
+            number: k,
+        };
+        let outcome = match round.run(forced_op, &previous, &statuses).await? {
+            Ok((record, tools)) => {
+                record::write(root, &record, &tools)?;
+                let version = ws.commit_version(k, &record.commit_message())?;
+                ws.set_stage_tags(&opts.stages)?;
+                statuses = validate::statuses(&record.tests);
+                previous = tools;
+                RoundOutcome {
+                    version: version.tag,
+                    commit: Some(version.commit),
+                    operator: record.operator.clone(),
+                    tools: record
+                        .targets
+                        .iter()
+                        .chain(&record.added)
+                        .cloned()
+                        .collect(),
+                    status: "committed",
+                    attempts: record.attempts,
+                    reason: None,
+                }
+            }
+            Err(failure) => failure,
+        };
+        report(&outcome);
+        let failed = outcome.status == "failed";
+        outcomes.push(outcome);
+        if failed {
+            break;
+        }
+    }
+    Ok(outcomes)
+}
+
+/// The server must start at the current version, or no round could ever be validated.
+async fn preflight(
+    root: &Path,
+    config: &LaunchConfig,
+    timeout: Duration,
+    version: &str,
+) -> Result<(), EvolveError> {
+    let broken = |why: String| EvolveError::ServerBroken {
+        root: root.display().to_string(),
+        version: version.into(),
+        why,
+    };
+    let mut session = Session::start(root, config, &[], timeout)
+        .await
+        .map_err(|e| broken(e.to_string()))?;
+    let listed = session.list_tools().await;
+    session.close().await;
+    listed.map(|_| ()).map_err(|e| broken(e.to_string()))
+}
+
+struct Round<'a> {
+    root: &'a Path,
+    ws: &'a Workspace,
+    config: &'a LaunchConfig,
+    opts: &'a Options,
+    all_ops: &'a [Operator],
+    number: u32,
+}
+
+type Attempt = Result<(RoundRecord, LiveTools), String>;
+
+impl Round<'_> {
+    /// Tries up to `max_attempts` proposals; the workspace is back at HEAD after each failure.
+    async fn run(
+        &self,
+        forced: Option<&Operator>,
+        previous: &LiveTools,
+        statuses: &BTreeMap<String, Status>,
+    ) -> Result<Result<(RoundRecord, LiveTools), RoundOutcome>, EvolveError> {
+        let head = self.ws.head()?;
+        let mut rejected: Vec<Rejection> = Vec::new();
+        let mut tried: BTreeSet<String> = BTreeSet::new();
+        for attempt in 1..=self.opts.max_attempts {
+            let seed = mix(self.opts.seed, self.number, attempt);
+            let inventory = anchor::anchor(self.root).map_err(|e| EvolveError::ServerBroken {
+                root: self.root.display().to_string(),
+                version: format!("v{}", self.number - 1),
+                why: e.to_string(),
+            })?;
+            let op = match forced {
+                Some(op) => op,
+                None => match self.choose(&inventory, seed, &tried) {
+                    Some(op) => op,
+                    None => break,
+                },
+            };
+            tried.insert(op.id.clone());
+            let ctx = Context {
+                root: self.root,
+                inventory: &inventory,
+                seed,
+            };
+            let proposal = match rules::propose(&op.id, &ctx) {
+                Ok(p) => p,
+                Err(e) => {
+                    rejected.push(Rejection {
+                        operator: op.id.clone(),
+                        targets: vec![],
+                        reason: e.to_string(),
+                    });
+                    continue;
+                }
+            };
+            let result = self.validate(op, &proposal, previous, statuses).await;
+            match result {
+                Ok((mut record, tools)) => {
+                    record.seed = Some(self.opts.seed);
+                    record.attempts = attempt;
+                    record.rejected = rejected;
+                    return Ok(Ok((record, tools)));
+                }
+                Err(reason) => {
+                    self.ws.restore(&head)?;
+                    rejected.push(Rejection {
+                        operator: op.id.clone(),
+                        targets: proposal.targets.clone(),
+                        reason,
+                    });
+                }
+            }
+        }
+        self.ws.restore(&head)?;
+        let reason = rejected
+            .last()
+            .map_or("no operator applies to this server".to_string(), |r| {
+                r.reason.clone()
+            });
+        Ok(Err(RoundOutcome {
+            version: format!("v{}", self.number),
+            commit: None,
+            operator: rejected.last().map(|r| r.operator.clone()),
+            tools: rejected
+                .last()
+                .map(|r| r.targets.clone())
+                .unwrap_or_default(),
+            status: "failed",
+            attempts: rejected.len() as u32,
+            reason: Some(reason),
+        }))
+    }
+
+    /// An operator, by seed, among those that apply to some tool and were not tried yet.
+    fn choose<'o>(
+        &'o self,
+        inventory: &crate::inventory::Inventory,
+        seed: u64,
+        tried: &BTreeSet<String>,
+    ) -> Option<&'o Operator> {
+        let fitting: Vec<&Operator> = self
+            .all_ops
+            .iter()
+            .filter(|op| !tried.contains(&op.id))
+            .filter(|op| {
+                inventory
+                    .tools
+                    .iter()
+                    .any(|t| rules::applies(&op.id, t, &inventory.tools).is_ok())
+            })
+            .collect();
+        Rng::new(seed).pick(&fitting).copied()
+    }
+
+    /// Applies a proposal and judges it; Err holds the reason in words.
+    async fn validate(
+        &self,
+        op: &Operator,
+        proposal: &mutate::Proposal,
+        previous: &LiveTools,
+        statuses: &BTreeMap<String, Status>,
+    ) -> Attempt {
+        let changed_files = edit::apply(self.root, &proposal.hunks).map_err(|e| e.to_string())?;
+        crate::check::check_files(self.root, &changed_files).map_err(|e| e.to_string())?;
+        let mut session = Session::start(self.root, self.config, &[], self.opts.timeout)
+            .await
+            .map_err(|e| e.to_string())?;
+        let listed = session.list_tools().await;
+        let tests = match &listed {
+            Ok(live) => {
+                let changes = schema::diff(&previous.tools, &live.tools);
+                let (added, changed) = touched(&changes);
+                if let Err(violations) = contract::check(&op.contract, &changes, &proposal.targets)
+                {
+                    session.close().await;
+                    return Err(format!(
+                        "the schema change breaks the contract of {}: {}",
+                        op.id,
+                        violations.join("; ")
+                    ));
+                }
+                Some((
+                    changes,
+                    validate::run(&session, &live.tools, &added, &changed, statuses).await,
+                ))
+            }
+            Err(_) => None,
+        };
+        let tmp = session.tmp_path().map(Path::to_path_buf);
+        session.close().await;
+        let mut live = listed.map_err(|e| e.to_string())?;
+        record::scrub_tmp(&mut live, tmp.as_deref());
+        let (changes, tests) = tests.expect("listed is Ok here");
+        if let Some(failed) = tests.iter().find(|t| !t.passed) {
+            return Err(format!(
+                "test of `{}` failed: {}",
+                failed.tool,
+                failed.reason.as_deref().unwrap_or("")
+            ));
+        }
+        let record = RoundRecord {
+            version: format!("v{}", self.number),
+            round: self.number,
+            operator: Some(op.id.clone()),
+            operator_name: Some(op.name.clone()),
+            backend: "rules".into(),
+            seed: None,
+            targets: proposal.targets.clone(),
+            added: proposal.added.clone(),
+            summary: proposal.summary.clone(),
+            hunks: proposal.hunks.clone(),
+            patterns: schema::round_patterns(&changes),
+            schema_changes: changes,
+            tests,
+            attempts: 0,
+            rejected: Vec::new(),
+        };
+        Ok((record, live))
+    }
+}
+
+/// The tools a schema change added (new names) and changed (existing ones still listed).
+fn touched(changes: &[schema::SchemaChange]) -> (BTreeSet<String>, BTreeSet<String>) {
+    let mut added = BTreeSet::new();
+    let mut changed = BTreeSet::new();
+    for c in changes {
+        match c.kind {
+            ChangeKind::ToolAdded => {
+                added.insert(c.tool.clone());
+            }
+            ChangeKind::ToolRenamed => {
+                if let Some(new) = c
+                    .detail
+                    .as_deref()
+                    .and_then(|d| d.strip_prefix("renamed to "))
+                {
+                    added.insert(new.trim_matches('`').to_string());
+                }
+            }
+            ChangeKind::ToolRemoved => {}
+            _ => {
+                changed.insert(c.tool.clone());
+            }
+        }
+    }
+    (added, changed)
+}
+
+/// A per-attempt seed: different for each round and attempt, fixed by the user's seed.
+fn mix(seed: u64, round: u32, attempt: u32) -> u64 {
+    let mut rng = Rng::new(seed ^ ((round as u64) << 32) ^ attempt as u64);
+    rng.next()
+}

@@ -1,0 +1,121 @@
+//! Creating a workspace: the package's files and dependencies, its launch settings, its live
+//! tool list and the first answers of every tool, committed as version `v0`.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+use crate::record::{self, RoundRecord};
+use crate::server::launch::{self, CONFIG_PATH};
+use crate::server::{LaunchConfig, Session};
+use crate::validate;
+use crate::workspace::{self, Source, Version, Workspace};
+
+pub struct InitOptions {
+    /// Arguments appended to the server's launch arguments.
+    pub args: Vec<String>,
+    pub env: BTreeMap<String, String>,
+    pub timeout: Duration,
+    pub stages: Vec<(String, String)>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum InitError {
+    #[error("{0} already exists and is not empty; give a new folder for the workspace")]
+    NotEmpty(String),
+    #[error(transparent)]
+    Workspace(#[from] workspace::WorkspaceError),
+    #[error(transparent)]
+    Server(#[from] crate::server::ServerError),
+    #[error(transparent)]
+    Record(#[from] record::RecordError),
+    #[error("cannot write {path}: {source}")]
+    Write {
+        path: String,
+        source: std::io::Error,
+    },
+}
+
+/// Makes `workdir` a workspace holding `source` at version v0. On failure the folder is removed
+/// again, so that a retry starts clean.
+pub async fn init(source: &str, workdir: &Path, opts: &InitOptions) -> Result<Version, InitError> {
+    if workdir.exists()
+        && std::fs::read_dir(workdir)
+            .map(|mut d| d.next().is_some())
+            .unwrap_or(true)
+    {
+        return Err(InitError::NotEmpty(workdir.display().to_string()));
+    }
+    let result = build(source, workdir, opts).await;
+    if result.is_err() {
+        let _ = std::fs::remove_dir_all(workdir);
+    }
+    result
+}
+
+async fn build(source: &str, workdir: &Path, opts: &InitOptions) -> Result<Version, InitError> {
+    workspace::materialize(&Source::parse(source), workdir)?;
+    let mut config = LaunchConfig::for_package(workdir)?;
+    config.args.extend(opts.args.iter().cloned());
+    config.env.extend(opts.env.clone());
+    let config_path = workdir.join(CONFIG_PATH);
+    std::fs::create_dir_all(config_path.parent().expect("has a parent"))
+        .and_then(|_| {
+            std::fs::write(
+                &config_path,
+                toml::to_string(&config).expect("launch settings serialize"),
+            )
+        })
+        .map_err(|source| InitError::Write {
+            path: CONFIG_PATH.into(),
+            source,
+        })?;
+
+    let mut session = Session::start(workdir, &config, &[], opts.timeout).await?;
+    let listed = session.list_tools().await;
+    let tests = match &listed {
+        Ok(live) => {
+            validate::run(
+                &session,
+                &live.tools,
+                &Default::default(),
+                &Default::default(),
+                &Default::default(),
+            )
+            .await
+        }
+        Err(_) => Vec::new(),
+    };
+    let tmp = session.tmp_path().map(Path::to_path_buf);
+    session.close().await;
+    let mut live = listed?;
+    record::scrub_tmp(&mut live, tmp.as_deref());
+
+    let name = launch::package_name(workdir);
+    let version = live.server["version"]
+        .as_str()
+        .map(|v| format!("@{v}"))
+        .unwrap_or_default();
+    let round = RoundRecord {
+        version: "v0".into(),
+        round: 0,
+        operator: None,
+        operator_name: None,
+        backend: "none".into(),
+        seed: None,
+        targets: Vec::new(),
+        added: Vec::new(),
+        summary: format!("original {name}{version}, {} tools", live.tools.len()),
+        hunks: Vec::new(),
+        schema_changes: Vec::new(),
+        patterns: Vec::new(),
+        tests,
+        attempts: 1,
+        rejected: Vec::new(),
+    };
+    record::write(workdir, &round, &live)?;
+    let ws = Workspace::create(workdir)?;
+    let v0 = ws.commit_version(0, &round.commit_message())?;
+    ws.set_stage_tags(&opts.stages)?;
+    Ok(v0)
+}

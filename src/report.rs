@@ -1,0 +1,71 @@
+//! What `log` and `diff` report: the versions of a workspace from their records, and the
+//! schema-level difference between any two versions.
+
+use serde::Serialize;
+
+use crate::record::{self, RecordError};
+use crate::schema::{self, SchemaChange};
+use crate::workspace::Workspace;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct LogEntry {
+    pub version: String,
+    pub commit: String,
+    pub operator: Option<String>,
+    pub operator_name: Option<String>,
+    pub tools: Vec<String>,
+    pub summary: String,
+    pub tests: TestCounts,
+    pub schema_changes: Vec<SchemaChange>,
+    pub patterns: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TestCounts {
+    pub passed: usize,
+    pub failed: usize,
+}
+
+/// One entry per version, oldest first.
+pub fn log(ws: &Workspace) -> Result<Vec<LogEntry>, RecordError> {
+    let mut out = Vec::new();
+    for v in ws.versions()? {
+        let Some(r) = record::read_round(ws, &v.tag)? else {
+            continue;
+        };
+        out.push(LogEntry {
+            version: v.tag,
+            commit: v.commit,
+            tests: TestCounts {
+                passed: r.tests_passed(),
+                failed: r.tests_failed(),
+            },
+            tools: r.targets.iter().chain(&r.added).cloned().collect(),
+            operator: r.operator,
+            operator_name: r.operator_name,
+            summary: r.summary,
+            schema_changes: r.schema_changes,
+            patterns: r.patterns,
+        });
+    }
+    Ok(out)
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum DiffError {
+    #[error(transparent)]
+    Record(#[from] RecordError),
+    #[error("{rev} has no tool list (.mcpevol/tools.json); it is not a version made by mcpevol")]
+    NoTools { rev: String },
+}
+
+/// The schema changes from `a` to `b`.
+pub fn diff(ws: &Workspace, a: &str, b: &str) -> Result<Vec<SchemaChange>, DiffError> {
+    let tools = |rev: &str| -> Result<Vec<serde_json::Value>, DiffError> {
+        let t = record::read_tools(ws, rev)?.ok_or_else(|| DiffError::NoTools {
+            rev: rev.to_string(),
+        })?;
+        Ok(t.tools)
+    };
+    Ok(schema::diff(&tools(a)?, &tools(b)?))
+}
