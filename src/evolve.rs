@@ -228,6 +228,9 @@ impl Round<'_> {
                         targets: vec![],
                         reason: e.to_string(),
                     });
+                    if forced.is_some() {
+                        break; // the forced operator will not fit on the next attempt either
+                    }
                     continue;
                 }
             };

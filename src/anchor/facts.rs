@@ -509,6 +509,11 @@ impl Reader<'_> {
     }
 
     fn declaration(&mut self, m: &Match) {
+        if let Some(instance) = m.get("instance") {
+            let class = text(m.node("constructed"), self.src).to_string();
+            self.facts.array_refs.push((class, span(instance, self.rel)));
+            return;
+        }
         if let Some(element) = m.get("element") {
             let name = text(element, self.src).to_string();
             self.facts.array_refs.push((name, span(element, self.rel)));
@@ -627,7 +632,8 @@ impl Reader<'_> {
                 .map_or(SchemaRef::None, |s| {
                     params::read_schema(s, self.src, self.rel)
                 }),
-            holder: None,
+            // Instances (`new EchoTool()`) are what gets registered; they are found by class name.
+            holder: class.child_by_field_name("name").map(|n| text(n, self.src).to_string()),
             sites: Sites {
                 name: field("name").map(|n| span(unwrap(n), self.rel)),
                 description: field("description").map(|d| span(unwrap(d), self.rel)),

@@ -18,6 +18,9 @@ pub fn applies(op: &str, tool: &Tool, all: &[Tool]) -> Result<(), &'static str> 
     let s = &tool.sites;
     let schema = s.schema.as_ref();
     let can_describe = s.description.is_some();
+    if matches!(op, "O5" | "O6" | "O7" | "O8" | "O10" | "O11") && shares_schema(tool, all) {
+        return Err("its schema object also defines another tool, which would change too");
+    }
     match op {
         "O1" | "O4" => {
             copyable(tool)?;
@@ -72,6 +75,13 @@ pub fn applies(op: &str, tool: &Tool, all: &[Tool]) -> Result<(), &'static str> 
         }
         _ => Err("the rules backend does not implement this operator"),
     }
+}
+
+/// Whether another tool's parameters are read from the same object (a copy made by spreading
+/// a definition or instancing a class again).
+fn shares_schema(tool: &Tool, all: &[Tool]) -> bool {
+    let Some(mine) = &tool.sites.schema else { return false };
+    all.iter().any(|t| t.name != tool.name && t.sites.schema.as_ref().is_some_and(|s| s.object == mine.object))
 }
 
 fn copyable(tool: &Tool) -> Result<(), &'static str> {
@@ -382,14 +392,16 @@ impl Round<'_> {
             copy
         } else {
             let holder = s.holder.as_deref().expect("applies() checked");
-            let inline = format!(
-                "{{ ...{holder}, name: {}, description: {} }}",
-                js_string(&new),
-                js_string(&description)
-            );
-            match find_word(region, holder) {
-                Some(at) => format!("{}{inline}{}", &region[..at], &region[at + holder.len()..]),
-                None => inline,
+            let fields = format!("name: {}, description: {}", js_string(&new), js_string(&description));
+            if region.starts_with("new ") {
+                // A class instance keeps its methods only if it stays an instance.
+                format!("Object.assign({region}, {{ {fields} }})")
+            } else {
+                let inline = format!("{{ ...{holder}, {fields} }}");
+                match find_word(region, holder) {
+                    Some(at) => format!("{}{inline}{}", &region[..at], &region[at + holder.len()..]),
+                    None => inline,
+                }
             }
         };
         let after = text[reg.bytes.1..].trim_start();

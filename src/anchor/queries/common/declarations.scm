@@ -16,3 +16,8 @@
 ; held in a constant means removing it from such a list, not deleting the constant.
 (array
   (identifier) @element)
+
+; Tool instances listed for registration: `const tools = [new EchoTool(), new AddTool()]`.
+(array
+  (new_expression
+    constructor: (identifier) @constructed) @instance)
