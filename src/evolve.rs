@@ -215,11 +215,8 @@ impl Round<'_> {
                 },
             };
             tried.insert(op.id.clone());
-            let ctx = Context {
-                root: self.root,
-                inventory: &inventory,
-                seed,
-            };
+            let avoid: Vec<String> = rejected.iter().filter(|r| r.operator == op.id).flat_map(|r| r.targets.clone()).collect();
+            let ctx = Context { root: self.root, inventory: &inventory, seed, avoid: &avoid };
             let proposal = match rules::propose(&op.id, &ctx) {
                 Ok(p) => p,
                 Err(e) => {

@@ -101,8 +101,13 @@ pub struct Sites {
     /// The description expression in the definition.
     pub description: Option<Span>,
     pub schema: Option<SchemaSite>,
-    /// The constant a definition object is held in (`AIR_QUALITY_TOOL`), when it is.
+    /// The constant a definition object is held in (`AIR_QUALITY_TOOL`), or the class a tool
+    /// is an instance of, when it is.
     pub holder: Option<String>,
+    /// The whole declaration of that constant or class, to copy it under another name.
+    pub declaration: Option<Span>,
+    /// The class a tool class extends, whose schema it may inherit.
+    pub extends: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -329,7 +329,11 @@ impl Reader<'_> {
         let strong = STRONG_TOOL_KEYS.iter().any(|k| has(k));
         let weak = has("description") && WEAK_TOOL_KEYS.iter().any(|k| has(k));
         let excluded = NOT_TOOL_KEYS.iter().any(|k| has(k));
-        let looks_like_tool = (strong || weak || registered) && !excluded;
+        // `{ ...ECHO_TOOL, name: "echo_lite", description }`: a definition derived from another.
+        let mut cursor = object.walk();
+        let spread = object.named_children(&mut cursor).any(|c| c.kind() == "spread_element");
+        let derived = spread && has("name") && has("description");
+        let looks_like_tool = (strong || weak || registered || derived) && !excluded;
 
         if looks_like_tool {
             let name = match value("name") {
@@ -364,6 +368,7 @@ impl Reader<'_> {
                     name: name_node.map(|n| span(unwrap(n), self.rel)),
                     description: value("description").map(|d| span(unwrap(d), self.rel)),
                     registration: registration.map(|r| span(r, self.rel)),
+                    declaration: declaration_of(object).map(|d| span(d, self.rel)),
                     ..Sites::default()
                 };
                 self.facts.candidates.push(Candidate {
@@ -637,6 +642,8 @@ impl Reader<'_> {
             sites: Sites {
                 name: field("name").map(|n| span(unwrap(n), self.rel)),
                 description: field("description").map(|d| span(unwrap(d), self.rel)),
+                declaration: Some(span(exported(class), self.rel)),
+                extends: superclass(class, self.src),
                 ..Sites::default()
             },
         });
@@ -656,6 +663,28 @@ impl Reader<'_> {
             .find_map(|p| path.strip_prefix(p));
         Some(bare.map_or(path.clone(), str::to_string))
     }
+}
+
+/// The declaration statement of an object stored in a constant (`const X = {...};`).
+fn declaration_of(object: Node) -> Option<Node> {
+    let declarator = object.parent().filter(|p| p.kind() == "variable_declarator")?;
+    let declaration = declarator.parent().filter(|d| matches!(d.kind(), "lexical_declaration" | "variable_declaration"))?;
+    // Only a declaration of this one constant can be copied whole.
+    (declaration.named_child_count() == 1).then(|| exported(declaration))
+}
+
+/// The name of the class in `class X extends Name {}`, or the last part of a dotted one.
+fn superclass(class: Node, src: &str) -> Option<String> {
+    let mut cursor = class.walk();
+    let heritage = class.named_children(&mut cursor).find(|c| c.kind() == "class_heritage")?;
+    let text = text(heritage, src).trim_start_matches("extends").trim();
+    let name = text.split(|c: char| c.is_whitespace() || c == '{' || c == '<').next()?;
+    Some(name.rsplit('.').next()?.to_string())
+}
+
+/// The `export` statement around a declaration, or the declaration itself.
+fn exported(declaration: Node) -> Node {
+    declaration.parent().filter(|p| p.kind() == "export_statement").unwrap_or(declaration)
 }
 
 /// The statement a registration call stands in (`server.tool(...);`, `await x.register(...);`),

@@ -33,6 +33,8 @@ pub struct Context<'a> {
     pub inventory: &'a Inventory,
     /// Varies choices between rounds and attempts while staying reproducible.
     pub seed: u64,
+    /// Tools not to target: earlier attempts of this round failed on them.
+    pub avoid: &'a [String],
 }
 
 #[derive(Debug, thiserror::Error)]

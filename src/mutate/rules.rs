@@ -81,7 +81,8 @@ pub fn applies(op: &str, tool: &Tool, all: &[Tool]) -> Result<(), &'static str> 
 /// a definition or instancing a class again).
 fn shares_schema(tool: &Tool, all: &[Tool]) -> bool {
     let Some(mine) = &tool.sites.schema else { return false };
-    all.iter().any(|t| t.name != tool.name && t.sites.schema.as_ref().is_some_and(|s| s.object == mine.object))
+    let inherits = |t: &Tool| t.sites.extends.is_some() && t.sites.extends == tool.sites.holder;
+    all.iter().any(|t| t.name != tool.name && (inherits(t) || t.sites.schema.as_ref().is_some_and(|s| s.object == mine.object)))
 }
 
 fn copyable(tool: &Tool) -> Result<(), &'static str> {
@@ -380,27 +381,45 @@ impl Round<'_> {
         let text = self.e.text(self.root, &reg.file)?.to_string();
         let region = &text[reg.bytes.0..reg.bytes.1];
         let copy = if contains(reg, name) {
-            let mut copy = region.to_string();
             let mut cuts = vec![(name.bytes, js_string(&new))];
             if let Some(d) = s.description.as_ref().filter(|d| contains(reg, d)) {
                 cuts.push((d.bytes, js_string(&description)));
             }
-            cuts.sort_by(|a, b| b.0.cmp(&a.0));
-            for ((a, b), with) in cuts {
-                copy.replace_range(a - reg.bytes.0..b - reg.bytes.0, &with);
-            }
-            copy
+            cut(&text, reg, cuts)
         } else {
             let holder = s.holder.as_deref().expect("applies() checked");
-            let fields = format!("name: {}, description: {}", js_string(&new), js_string(&description));
-            if region.starts_with("new ") {
-                // A class instance keeps its methods only if it stays an instance.
-                format!("Object.assign({region}, {{ {fields} }})")
-            } else {
-                let inline = format!("{{ ...{holder}, {fields} }}");
-                match find_word(region, holder) {
-                    Some(at) => format!("{}{inline}{}", &region[..at], &region[at + holder.len()..]),
-                    None => inline,
+            match s.declaration.as_ref().filter(|d| d.file == reg.file && contains(d, name)) {
+                // Same file: declare a copy of the constant or class, and register that.
+                Some(decl) => {
+                    let new_holder = holder_variant(holder, suffix);
+                    let mut cuts = vec![(name.bytes, js_string(&new))];
+                    if let Some(d) = s.description.as_ref().filter(|d| contains(decl, d)) {
+                        cuts.push((d.bytes, js_string(&description)));
+                    }
+                    let mut copy = cut(&text, decl, cuts);
+                    if let Some(at) = find_word(&copy, holder) {
+                        copy.replace_range(at..at + holder.len(), &new_holder);
+                    }
+                    let indent = indent_at(&text, decl.bytes.0).to_string();
+                    self.e.insert(self.root, &decl.file, decl.bytes.1, format!("\n{indent}{copy}"))?;
+                    match find_word(region, holder) {
+                        Some(at) => format!("{}{new_holder}{}", &region[..at], &region[at + holder.len()..]),
+                        None => new_holder,
+                    }
+                }
+                // Declared in another module: derive the copy inline where it is registered.
+                None => {
+                    let (name_js, description_js) = (js_string(&new), js_string(&description));
+                    if let Some(constructor) = region.strip_prefix("new ").and_then(|r| r.split('(').next()) {
+                        // A subclass keeps the methods and schema; anchoring sees its fields.
+                        format!("new (class extends {constructor} {{ name = {name_js}; description = {description_js}; }})()")
+                    } else {
+                        let inline = format!("{{ ...{holder}, name: {name_js}, description: {description_js} }}");
+                        match find_word(region, holder) {
+                            Some(at) => format!("{}{inline}{}", &region[..at], &region[at + holder.len()..]),
+                            None => inline,
+                        }
+                    }
                 }
             }
         };
@@ -591,6 +610,27 @@ impl Round<'_> {
             }
         }
         Ok(site.name.clone())
+    }
+}
+
+/// The text of `region` with the given byte ranges (inside it) replaced.
+fn cut(text: &str, region: &Span, mut cuts: Vec<((usize, usize), String)>) -> String {
+    let mut out = text[region.bytes.0..region.bytes.1].to_string();
+    cuts.sort_by(|a, b| b.0.cmp(&a.0));
+    for ((a, b), with) in cuts {
+        out.replace_range(a - region.bytes.0..b - region.bytes.0, &with);
+    }
+    out
+}
+
+/// A new constant or class name beside `holder`: `ECHO_TOOL_LITE`, `EchoToolLite`.
+fn holder_variant(holder: &str, suffix: &str) -> String {
+    if holder.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_') {
+        format!("{holder}_{}", suffix.to_ascii_uppercase())
+    } else {
+        let mut chars = suffix.chars();
+        let first = chars.next().map(|c| c.to_ascii_uppercase()).into_iter();
+        format!("{holder}{}", first.chain(chars).collect::<String>())
     }
 }
 
