@@ -52,6 +52,33 @@ pub struct RoundOutcome {
     pub attempts: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// Where the round's time went, all attempts together (not recorded in the commit: it
+    /// differs from run to run).
+    pub timings: Timings,
+}
+
+/// Milliseconds per pipeline step.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Timings {
+    pub anchor_ms: f64,
+    pub mutate_ms: f64,
+    /// Applying hunks and the syntax check.
+    pub check_ms: f64,
+    /// Server start, tools/list, contract and functional tests.
+    pub server_ms: f64,
+    pub commit_ms: f64,
+}
+
+fn add(slot: &std::cell::Cell<f64>, since: std::time::Instant) {
+    slot.set(slot.get() + since.elapsed().as_secs_f64() * 1e3);
+}
+
+#[derive(Default)]
+struct Clock {
+    anchor: std::cell::Cell<f64>,
+    mutate: std::cell::Cell<f64>,
+    check: std::cell::Cell<f64>,
+    server: std::cell::Cell<f64>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -123,12 +150,15 @@ pub async fn evolve(
             opts,
             all_ops: &all_ops,
             number: k,
+            clock: Clock::default(),
         };
         let outcome = match round.run(forced_op, &previous, &statuses).await? {
             Ok((record, tools)) => {
+                let started = std::time::Instant::now();
                 record::write(root, &record, &tools)?;
                 let version = ws.commit_version(k, &record.commit_message())?;
                 ws.set_stage_tags(&opts.stages)?;
+                let commit_ms = started.elapsed().as_secs_f64() * 1e3;
                 statuses = validate::statuses(&record.tests);
                 previous = tools;
                 RoundOutcome {
@@ -144,9 +174,16 @@ pub async fn evolve(
                     status: "committed",
                     attempts: record.attempts,
                     reason: None,
+                    timings: Timings {
+                        commit_ms,
+                        ..round.clock.timings()
+                    },
                 }
             }
-            Err(failure) => failure,
+            Err(mut failure) => {
+                failure.timings = round.clock.timings();
+                failure
+            }
         };
         report(&outcome);
         let failed = outcome.status == "failed";
@@ -185,6 +222,19 @@ struct Round<'a> {
     opts: &'a Options,
     all_ops: &'a [Operator],
     number: u32,
+    clock: Clock,
+}
+
+impl Clock {
+    fn timings(&self) -> Timings {
+        Timings {
+            anchor_ms: self.anchor.get(),
+            mutate_ms: self.mutate.get(),
+            check_ms: self.check.get(),
+            server_ms: self.server.get(),
+            commit_ms: 0.0,
+        }
+    }
 }
 
 type Attempt = Result<(RoundRecord, LiveTools), String>;
@@ -202,11 +252,13 @@ impl Round<'_> {
         let mut tried: BTreeSet<String> = BTreeSet::new();
         for attempt in 1..=self.opts.max_attempts {
             let seed = mix(self.opts.seed, self.number, attempt);
-            let inventory = anchor::anchor(self.root).map_err(|e| EvolveError::ServerBroken {
-                root: self.root.display().to_string(),
-                version: format!("v{}", self.number - 1),
-                why: e.to_string(),
-            })?;
+            let started = std::time::Instant::now();
+            let mut inventory =
+                anchor::anchor(self.root).map_err(|e| EvolveError::ServerBroken {
+                    root: self.root.display().to_string(),
+                    version: format!("v{}", self.number - 1),
+                    why: e.to_string(),
+                })?;
             let op = match forced {
                 Some(op) => op,
                 None => match self.choose(&inventory, seed, &tried) {
@@ -214,10 +266,24 @@ impl Round<'_> {
                     None => break,
                 },
             };
+            mark_opaque_params(&mut inventory, previous);
+            add(&self.clock.anchor, started);
             tried.insert(op.id.clone());
-            let avoid: Vec<String> = rejected.iter().filter(|r| r.operator == op.id).flat_map(|r| r.targets.clone()).collect();
-            let ctx = Context { root: self.root, inventory: &inventory, seed, avoid: &avoid };
-            let proposal = match rules::propose(&op.id, &ctx) {
+            let avoid: Vec<String> = rejected
+                .iter()
+                .filter(|r| r.operator == op.id)
+                .flat_map(|r| r.targets.clone())
+                .collect();
+            let ctx = Context {
+                root: self.root,
+                inventory: &inventory,
+                seed,
+                avoid: &avoid,
+            };
+            let started = std::time::Instant::now();
+            let proposal = rules::propose(&op.id, &ctx);
+            add(&self.clock.mutate, started);
+            let proposal = match proposal {
                 Ok(p) => p,
                 Err(e) => {
                     rejected.push(Rejection {
@@ -266,6 +332,7 @@ impl Round<'_> {
             status: "failed",
             attempts: rejected.len() as u32,
             reason: Some(reason),
+            timings: Timings::default(),
         }))
     }
 
@@ -298,8 +365,26 @@ impl Round<'_> {
         previous: &LiveTools,
         statuses: &BTreeMap<String, Status>,
     ) -> Attempt {
-        let changed_files = edit::apply(self.root, &proposal.hunks).map_err(|e| e.to_string())?;
-        crate::check::check_files(self.root, &changed_files).map_err(|e| e.to_string())?;
+        let started = std::time::Instant::now();
+        let changed_files = edit::apply(self.root, &proposal.hunks).map_err(|e| e.to_string());
+        let checked = changed_files
+            .and_then(|f| crate::check::check_files(self.root, &f).map_err(|e| e.to_string()));
+        add(&self.clock.check, started);
+        checked?;
+        let started = std::time::Instant::now();
+        let result = self.run_server(op, proposal, previous, statuses).await;
+        add(&self.clock.server, started);
+        result
+    }
+
+    /// Starts the new version, checks its schema change and runs the functional tests.
+    async fn run_server(
+        &self,
+        op: &Operator,
+        proposal: &mutate::Proposal,
+        previous: &LiveTools,
+        statuses: &BTreeMap<String, Status>,
+    ) -> Attempt {
         let mut session = Session::start(self.root, self.config, &[], self.opts.timeout)
             .await
             .map_err(|e| e.to_string())?;
@@ -354,6 +439,20 @@ impl Round<'_> {
             rejected: Vec::new(),
         };
         Ok((record, live))
+    }
+}
+
+/// Marks tools whose live schema leaves out parameter descriptions that their source gives.
+fn mark_opaque_params(inventory: &mut crate::inventory::Inventory, live: &LiveTools) {
+    for tool in &mut inventory.tools {
+        let Some(listed) = live.tools.iter().find(|t| t["name"] == tool.name.as_str()) else {
+            continue;
+        };
+        let props = &listed["inputSchema"]["properties"];
+        tool.sites.opaque_params = tool
+            .params
+            .iter()
+            .any(|p| p.description.is_some() && props[&p.name].get("description").is_none());
     }
 }
 

@@ -108,6 +108,10 @@ pub struct Sites {
     pub declaration: Option<Span>,
     /// The class a tool class extends, whose schema it may inherit.
     pub extends: Option<String>,
+    /// The running server does not show parameter descriptions the source gives (its schema
+    /// conversion drops them), so description and constraint edits on parameters would not be
+    /// seen by clients. Set by comparing with the live tool list.
+    pub opaque_params: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -33,6 +33,10 @@ pub struct TestResult {
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub expected: Option<Status>,
     pub passed: bool,
+    /// Set when the tool was not called: it timed out in the previous version, and calling it
+    /// again would only spend the timeout once more.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub skipped: Option<String>,
     /// Why a test failed (never the tool's output on success: it may vary run to run, and the
     /// record must not, so that the same seed gives the same commits).
     #[serde(skip_serializing_if = "Option::is_none", default)]
@@ -182,6 +186,7 @@ pub async fn run(
             status: outcome.status,
             expected,
             passed: reason.is_none(),
+            skipped: None,
             reason,
         });
         if outcome.status == Status::Crashed {

@@ -3,7 +3,7 @@
 //! Facts hold no tree-sitter nodes, so trees are dropped as soon as a file is read; linking
 //! across files (constants, imported schemas, handlers in another module) works on facts alone.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use streaming_iterator::StreamingIterator;
 use tree_sitter::{Node, Query, QueryCursor, Tree};
@@ -130,6 +130,7 @@ pub fn read(tree: &Tree, src: &str, rel: &str, lang: Lang) -> FileFacts {
         rel,
         facts: FileFacts::default(),
         registered_objects: HashSet::new(),
+        declared_objects: HashMap::new(),
     };
     if let Some(err) = first_error(root) {
         reader.facts.warnings.push(format!(
@@ -140,6 +141,17 @@ pub fn read(tree: &Tree, src: &str, rel: &str, lang: Lang) -> FileFacts {
     let matches = all_matches(&q.all, root, src);
     let kind = |m: &Match| q.kind(m.pattern);
     // Registrations first: they claim the objects passed to them (`addTool({...})`).
+    for m in matches
+        .iter()
+        .filter(|m| kind(m) == QueryKind::Declarations)
+    {
+        if let (Some(name), Some(value)) = (m.get("name"), m.get("value").map(unwrap))
+            && m.get("declarator").is_some()
+            && value.kind() == "object"
+        {
+            reader.declared_objects.insert(text(name, src), value);
+        }
+    }
     for m in matches.iter().filter(|m| kind(m) == QueryKind::Register) {
         reader.register_call(m);
     }
@@ -209,15 +221,17 @@ pub fn first_error(node: Node) -> Option<Node> {
     children.into_iter().find_map(first_error).or(Some(node))
 }
 
-struct Reader<'s> {
+struct Reader<'s, 't> {
     src: &'s str,
     rel: &'s str,
     facts: FileFacts,
     /// Objects passed straight to a register call (`addTool({...})`), by start byte.
     registered_objects: HashSet<usize>,
+    /// Objects declared in this file by name, for `registerTool(name, config, cb)`.
+    declared_objects: HashMap<&'s str, Node<'t>>,
 }
 
-impl Reader<'_> {
+impl<'t> Reader<'_, 't> {
     fn handler_ref(&self, node: Node) -> Option<HandlerRef> {
         let node = unwrap(node);
         if is_function(node) || node.kind() == "method_definition" {
@@ -229,7 +243,7 @@ impl Reader<'_> {
         }
     }
 
-    fn register_call(&mut self, m: &Match) {
+    fn register_call(&mut self, m: &Match<'_, 't>) {
         let (call, method, args) = (m.node("call"), m.node("method"), m.node("args"));
         let args = arguments(args);
         let Some(first) = args.first().map(|a| unwrap(*a)) else {
@@ -257,11 +271,16 @@ impl Reader<'_> {
         // `registerTool(name, config, cb)` and its relatives take a config object;
         // only the original `tool(name, ...)` spreads description and schema as arguments.
         if text(method, self.src) != "tool" {
-            if let Some(config) = middle
+            // The config is written inline, or declared in this file and passed by name.
+            let config = middle
                 .first()
                 .map(|c| unwrap(*c))
-                .filter(|c| c.kind() == "object")
-            {
+                .and_then(|c| match c.kind() {
+                    "object" => Some(c),
+                    "identifier" => self.declared_objects.get(text(c, self.src)).copied(),
+                    _ => None,
+                });
+            if let Some(config) = config {
                 for (key, value, _) in object_entries(config, self.src) {
                     if key == "description" {
                         description = expr(value, self.src);
@@ -331,7 +350,9 @@ impl Reader<'_> {
         let excluded = NOT_TOOL_KEYS.iter().any(|k| has(k));
         // `{ ...ECHO_TOOL, name: "echo_lite", description }`: a definition derived from another.
         let mut cursor = object.walk();
-        let spread = object.named_children(&mut cursor).any(|c| c.kind() == "spread_element");
+        let spread = object
+            .named_children(&mut cursor)
+            .any(|c| c.kind() == "spread_element");
         let derived = spread && has("name") && has("description");
         let looks_like_tool = (strong || weak || registered || derived) && !excluded;
 
@@ -516,7 +537,9 @@ impl Reader<'_> {
     fn declaration(&mut self, m: &Match) {
         if let Some(instance) = m.get("instance") {
             let class = text(m.node("constructed"), self.src).to_string();
-            self.facts.array_refs.push((class, span(instance, self.rel)));
+            self.facts
+                .array_refs
+                .push((class, span(instance, self.rel)));
             return;
         }
         if let Some(element) = m.get("element") {
@@ -638,7 +661,9 @@ impl Reader<'_> {
                     params::read_schema(s, self.src, self.rel)
                 }),
             // Instances (`new EchoTool()`) are what gets registered; they are found by class name.
-            holder: class.child_by_field_name("name").map(|n| text(n, self.src).to_string()),
+            holder: class
+                .child_by_field_name("name")
+                .map(|n| text(n, self.src).to_string()),
             sites: Sites {
                 name: field("name").map(|n| span(unwrap(n), self.rel)),
                 description: field("description").map(|d| span(unwrap(d), self.rel)),
@@ -667,8 +692,12 @@ impl Reader<'_> {
 
 /// The declaration statement of an object stored in a constant (`const X = {...};`).
 fn declaration_of(object: Node) -> Option<Node> {
-    let declarator = object.parent().filter(|p| p.kind() == "variable_declarator")?;
-    let declaration = declarator.parent().filter(|d| matches!(d.kind(), "lexical_declaration" | "variable_declaration"))?;
+    let declarator = object
+        .parent()
+        .filter(|p| p.kind() == "variable_declarator")?;
+    let declaration = declarator
+        .parent()
+        .filter(|d| matches!(d.kind(), "lexical_declaration" | "variable_declaration"))?;
     // Only a declaration of this one constant can be copied whole.
     (declaration.named_child_count() == 1).then(|| exported(declaration))
 }
@@ -676,15 +705,22 @@ fn declaration_of(object: Node) -> Option<Node> {
 /// The name of the class in `class X extends Name {}`, or the last part of a dotted one.
 fn superclass(class: Node, src: &str) -> Option<String> {
     let mut cursor = class.walk();
-    let heritage = class.named_children(&mut cursor).find(|c| c.kind() == "class_heritage")?;
+    let heritage = class
+        .named_children(&mut cursor)
+        .find(|c| c.kind() == "class_heritage")?;
     let text = text(heritage, src).trim_start_matches("extends").trim();
-    let name = text.split(|c: char| c.is_whitespace() || c == '{' || c == '<').next()?;
+    let name = text
+        .split(|c: char| c.is_whitespace() || c == '{' || c == '<')
+        .next()?;
     Some(name.rsplit('.').next()?.to_string())
 }
 
 /// The `export` statement around a declaration, or the declaration itself.
 fn exported(declaration: Node) -> Node {
-    declaration.parent().filter(|p| p.kind() == "export_statement").unwrap_or(declaration)
+    declaration
+        .parent()
+        .filter(|p| p.kind() == "export_statement")
+        .unwrap_or(declaration)
 }
 
 /// The statement a registration call stands in (`server.tool(...);`, `await x.register(...);`),

@@ -11,7 +11,7 @@ use crate::inventory::{Span, Style, Tool};
 /// What all files declare, by name, for resolving references between them.
 struct Names<'f> {
     constants: HashMap<&'f str, Vec<(&'f str, &'f str)>>,
-    schemas: HashMap<&'f str, &'f Schema>,
+    schemas: HashMap<&'f str, Vec<&'f Schema>>,
     /// Identifiers listed in arrays, by name: where a held definition object is registered.
     array_refs: HashMap<&'f str, Vec<&'f Span>>,
     functions: HashMap<&'f str, Vec<&'f Span>>,
@@ -34,7 +34,7 @@ impl<'f> Names<'f> {
                     .push((rel.as_str(), v.as_str()));
             }
             for (k, p) in &facts.schemas {
-                names.schemas.entry(k.as_str()).or_insert(p);
+                names.schemas.entry(k.as_str()).or_default().push(p);
             }
             for (k, span) in &facts.array_refs {
                 names.array_refs.entry(k.as_str()).or_default().push(span);
@@ -60,13 +60,28 @@ impl<'f> Names<'f> {
         }
     }
 
-    fn schema(&self, schema: &SchemaRef) -> Option<Schema> {
+    /// The schema a reference stands for; a name declared in several modules (`schema`,
+    /// `inputSchema`) means the one in the referring file first.
+    fn schema(&self, schema: &SchemaRef, file: &str) -> Option<Schema> {
         match schema {
             SchemaRef::Inline(s) => Some(s.clone()),
             SchemaRef::Named(path) => suffixes(path)
                 .chain(suffixes(params::strip_view_suffix(path)))
-                .find_map(|k| self.schemas.get(k))
-                .map(|s| (*s).clone()),
+                // `issues.IssueCommentSchema` through `import * as issues`: schema names are
+                // distinctive enough to look up without their namespace.
+                .chain(
+                    params::strip_view_suffix(path)
+                        .rsplit_once('.')
+                        .map(|(_, last)| last),
+                )
+                .find_map(|k| {
+                    let defs = self.schemas.get(k)?;
+                    defs.iter()
+                        .find(|s| s.site.object.file == file)
+                        .or(defs.first())
+                        .copied()
+                })
+                .cloned(),
             SchemaRef::None => None,
         }
     }
@@ -134,7 +149,7 @@ pub fn link(files: &[(String, FileFacts)], entry_file: Option<&str>) -> Vec<Tool
                     | CandidateKind::Class
                     | CandidateKind::ToolObject { registered: true }
             );
-            let mut schema = names.schema(&c.schema);
+            let mut schema = names.schema(&c.schema, file);
             let mut sites = c.sites.clone();
             sites.holder = c.holder.clone();
             let (style, handler) = match own_handler {
@@ -144,10 +159,9 @@ pub fn link(files: &[(String, FileFacts)], entry_file: Option<&str>) -> Vec<Tool
                     Some((d, span)) => {
                         if schema.is_none() {
                             // `register(TOOL, ParamsSchema, handler)`: the schema came along.
-                            schema = d
-                                .beside
-                                .iter()
-                                .find_map(|p| names.schema(&SchemaRef::Named(p.clone())));
+                            schema = d.beside.iter().find_map(|p| {
+                                names.schema(&SchemaRef::Named(p.clone()), &span.file)
+                            });
                         }
                         sites.registration = sites.registration.or_else(|| d.registration.clone());
                         sites.dispatch = dispatch_sites(&name, d, &dispatches);

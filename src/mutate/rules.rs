@@ -21,6 +21,9 @@ pub fn applies(op: &str, tool: &Tool, all: &[Tool]) -> Result<(), &'static str> 
     if matches!(op, "O5" | "O6" | "O7" | "O8" | "O10" | "O11") && shares_schema(tool, all) {
         return Err("its schema object also defines another tool, which would change too");
     }
+    if matches!(op, "O6" | "O10" | "O11") && s.opaque_params {
+        return Err("the running server does not show its parameters' descriptions or constraints");
+    }
     match op {
         "O1" | "O4" => {
             copyable(tool)?;
@@ -80,9 +83,18 @@ pub fn applies(op: &str, tool: &Tool, all: &[Tool]) -> Result<(), &'static str> 
 /// Whether another tool's parameters are read from the same object (a copy made by spreading
 /// a definition or instancing a class again).
 fn shares_schema(tool: &Tool, all: &[Tool]) -> bool {
-    let Some(mine) = &tool.sites.schema else { return false };
+    let Some(mine) = &tool.sites.schema else {
+        return false;
+    };
     let inherits = |t: &Tool| t.sites.extends.is_some() && t.sites.extends == tool.sites.holder;
-    all.iter().any(|t| t.name != tool.name && (inherits(t) || t.sites.schema.as_ref().is_some_and(|s| s.object == mine.object)))
+    all.iter().any(|t| {
+        t.name != tool.name
+            && (inherits(t)
+                || t.sites
+                    .schema
+                    .as_ref()
+                    .is_some_and(|s| s.object == mine.object))
+    })
 }
 
 fn copyable(tool: &Tool) -> Result<(), &'static str> {
@@ -388,7 +400,11 @@ impl Round<'_> {
             cut(&text, reg, cuts)
         } else {
             let holder = s.holder.as_deref().expect("applies() checked");
-            match s.declaration.as_ref().filter(|d| d.file == reg.file && contains(d, name)) {
+            match s
+                .declaration
+                .as_ref()
+                .filter(|d| d.file == reg.file && contains(d, name))
+            {
                 // Same file: declare a copy of the constant or class, and register that.
                 Some(decl) => {
                     let new_holder = holder_variant(holder, suffix);
@@ -401,22 +417,40 @@ impl Round<'_> {
                         copy.replace_range(at..at + holder.len(), &new_holder);
                     }
                     let indent = indent_at(&text, decl.bytes.0).to_string();
-                    self.e.insert(self.root, &decl.file, decl.bytes.1, format!("\n{indent}{copy}"))?;
+                    self.e.insert(
+                        self.root,
+                        &decl.file,
+                        decl.bytes.1,
+                        format!("\n{indent}{copy}"),
+                    )?;
                     match find_word(region, holder) {
-                        Some(at) => format!("{}{new_holder}{}", &region[..at], &region[at + holder.len()..]),
+                        Some(at) => format!(
+                            "{}{new_holder}{}",
+                            &region[..at],
+                            &region[at + holder.len()..]
+                        ),
                         None => new_holder,
                     }
                 }
                 // Declared in another module: derive the copy inline where it is registered.
                 None => {
                     let (name_js, description_js) = (js_string(&new), js_string(&description));
-                    if let Some(constructor) = region.strip_prefix("new ").and_then(|r| r.split('(').next()) {
+                    if let Some(constructor) = region
+                        .strip_prefix("new ")
+                        .and_then(|r| r.split('(').next())
+                    {
                         // A subclass keeps the methods and schema; anchoring sees its fields.
-                        format!("new (class extends {constructor} {{ name = {name_js}; description = {description_js}; }})()")
+                        format!(
+                            "new (class extends {constructor} {{ name = {name_js}; description = {description_js}; }})()"
+                        )
                     } else {
-                        let inline = format!("{{ ...{holder}, name: {name_js}, description: {description_js} }}");
+                        let inline = format!(
+                            "{{ ...{holder}, name: {name_js}, description: {description_js} }}"
+                        );
                         match find_word(region, holder) {
-                            Some(at) => format!("{}{inline}{}", &region[..at], &region[at + holder.len()..]),
+                            Some(at) => {
+                                format!("{}{inline}{}", &region[..at], &region[at + holder.len()..])
+                            }
                             None => inline,
                         }
                     }
@@ -625,7 +659,10 @@ fn cut(text: &str, region: &Span, mut cuts: Vec<((usize, usize), String)>) -> St
 
 /// A new constant or class name beside `holder`: `ECHO_TOOL_LITE`, `EchoToolLite`.
 fn holder_variant(holder: &str, suffix: &str) -> String {
-    if holder.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_') {
+    if holder
+        .chars()
+        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+    {
         format!("{holder}_{}", suffix.to_ascii_uppercase())
     } else {
         let mut chars = suffix.chars();
