@@ -443,16 +443,35 @@ impl Round<'_> {
 }
 
 /// Marks tools whose live schema leaves out parameter descriptions that their source gives.
+/// A server whose listed parameters never carry a description also hides the ones written.
 fn mark_opaque_params(inventory: &mut crate::inventory::Inventory, live: &LiveTools) {
+    let props = |t: &serde_json::Value| {
+        t["inputSchema"]["properties"]
+            .as_object()
+            .cloned()
+            .unwrap_or_default()
+    };
+    let any_param = live.tools.iter().any(|t| !props(t).is_empty());
+    let any_described = live
+        .tools
+        .iter()
+        .any(|t| props(t).values().any(|p| p.get("description").is_some()));
+    let hides_all = any_param && !any_described;
     for tool in &mut inventory.tools {
         let Some(listed) = live.tools.iter().find(|t| t["name"] == tool.name.as_str()) else {
             continue;
         };
         let props = &listed["inputSchema"]["properties"];
-        tool.sites.opaque_params = tool
-            .params
-            .iter()
-            .any(|p| p.description.is_some() && props[&p.name].get("description").is_none());
+        if let Some(schema) = &mut tool.sites.schema {
+            for site in &mut schema.params {
+                site.live_described = props[&site.name].get("description").is_some();
+            }
+        }
+        tool.sites.opaque_params = hides_all
+            || tool
+                .params
+                .iter()
+                .any(|p| p.description.is_some() && props[&p.name].get("description").is_none());
     }
 }
 

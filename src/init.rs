@@ -12,6 +12,8 @@ use crate::validate;
 use crate::workspace::{self, Source, Version, Workspace};
 
 pub struct InitOptions {
+    /// Launch settings to use as they are, instead of reading them from the package.
+    pub launch: Option<LaunchConfig>,
     /// Arguments appended to the server's launch arguments.
     pub args: Vec<String>,
     pub env: BTreeMap<String, String>,
@@ -55,7 +57,10 @@ pub async fn init(source: &str, workdir: &Path, opts: &InitOptions) -> Result<Ve
 
 async fn build(source: &str, workdir: &Path, opts: &InitOptions) -> Result<Version, InitError> {
     workspace::materialize(&Source::parse(source), workdir)?;
-    let mut config = LaunchConfig::for_package(workdir)?;
+    let mut config = match &opts.launch {
+        Some(given) => given.clone(),
+        None => LaunchConfig::for_package(workdir)?,
+    };
     config.args.extend(opts.args.iter().cloned());
     config.env.extend(opts.env.clone());
     let config_path = workdir.join(CONFIG_PATH);

@@ -153,4 +153,7 @@ pub struct ParamSite {
     pub description: Option<Span>,
     /// For zod: the innermost type call (`z.string()`), where constraints attach.
     pub base: Option<Span>,
+    /// The running server shows a description for this parameter, so an edit of it is seen.
+    /// Set by comparing with the live tool list.
+    pub live_described: bool,
 }

@@ -210,6 +210,7 @@ fn run(cli: Cli) -> Result<()> {
             json,
         } => {
             let opts = init::InitOptions {
+                launch: None,
                 args,
                 env: env.into_iter().collect(),
                 timeout: seconds(timeout)?,

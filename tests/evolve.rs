@@ -16,6 +16,7 @@ use mcpevol::workspace::Workspace;
 
 fn init_options() -> InitOptions {
     InitOptions {
+        launch: None,
         args: vec![],
         env: BTreeMap::new(),
         timeout: DEFAULT_TIMEOUT,

@@ -352,8 +352,11 @@ impl<'t> Reader<'_, 't> {
         let mut cursor = object.walk();
         let spread = object
             .named_children(&mut cursor)
-            .any(|c| c.kind() == "spread_element");
-        let derived = spread && has("name") && has("description");
+            .find(|c| c.kind() == "spread_element");
+        let derived = spread.is_some() && has("name") && has("description");
+        let spread_from = spread
+            .and_then(|s| s.named_child(0))
+            .and_then(|n| syntax::path(n, self.src));
         let looks_like_tool = (strong || weak || registered || derived) && !excluded;
 
         if looks_like_tool {
@@ -390,6 +393,8 @@ impl<'t> Reader<'_, 't> {
                     description: value("description").map(|d| span(unwrap(d), self.rel)),
                     registration: registration.map(|r| span(r, self.rel)),
                     declaration: declaration_of(object).map(|d| span(d, self.rel)),
+                    // Derived definitions share the schema of the one they spread.
+                    extends: spread_from.map(|p| p.rsplit('.').next().unwrap_or(&p).to_string()),
                     ..Sites::default()
                 };
                 self.facts.candidates.push(Candidate {

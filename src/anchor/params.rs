@@ -49,6 +49,30 @@ pub fn strip_view_suffix(path: &str) -> &str {
     path
 }
 
+/// Zod methods whose result has the parameters of their receiver (their arguments are not
+/// schemas: `omit({ models: true })` names keys to drop).
+const SAME_SHAPE_METHODS: &[&str] = &[
+    "strict",
+    "passthrough",
+    "strip",
+    "describe",
+    "omit",
+    "pick",
+    "partial",
+    "deepPartial",
+    "required",
+    "refine",
+    "superRefine",
+    "transform",
+    "default",
+    "catch",
+    "optional",
+    "nullable",
+    "readonly",
+    "brand",
+    "meta",
+];
+
 fn read_schema_call(node: Node, src: &str, rel: &str) -> SchemaRef {
     let Some(function) = node.child_by_field_name("function") else {
         return SchemaRef::None;
@@ -57,25 +81,30 @@ fn read_schema_call(node: Node, src: &str, rel: &str) -> SchemaRef {
         .child_by_field_name("arguments")
         .map(arguments)
         .unwrap_or_default();
-    if function.kind() == "member_expression" {
-        let method = function
-            .child_by_field_name("property")
-            .map(|p| text(p, src));
-        if matches!(method, Some("object" | "strictObject" | "looseObject")) {
-            return args
-                .first()
-                .map_or(SchemaRef::None, |a| read_schema(*a, src, rel));
-        }
-        // A refinement of an object schema, e.g. `z.object({...}).strict().describe("..")`.
-        if let Some(receiver) = function.child_by_field_name("object")
-            && unwrap(receiver).kind() == "call_expression"
-        {
-            return read_schema(receiver, src, rel);
-        }
+    let first = || {
+        args.first()
+            .map_or(SchemaRef::None, |a| read_schema(*a, src, rel))
+    };
+    if function.kind() != "member_expression" {
+        // A converter such as zodToJsonSchema(X): read its argument.
+        return first();
     }
-    // A converter such as zodToJsonSchema(X) or z.toJSONSchema(X): read its argument.
-    args.first()
-        .map_or(SchemaRef::None, |a| read_schema(*a, src, rel))
+    let method = function
+        .child_by_field_name("property")
+        .map_or("", |p| text(p, src));
+    let receiver = function.child_by_field_name("object");
+    match method {
+        "object" | "strictObject" | "looseObject" => first(),
+        // `Base.extend({...})`: the new entries are what this expression writes out; the
+        // inherited ones stay in Base. Edits go into the extension, which clients see.
+        "extend" | "merge" | "augment" => first(),
+        m if SAME_SHAPE_METHODS.contains(&m) => {
+            receiver.map_or(SchemaRef::None, |r| read_schema(r, src, rel))
+        }
+        // `z.toJSONSchema(X)` and the like.
+        m if m.starts_with("to") && m.contains("Schema") => first(),
+        _ => SchemaRef::None,
+    }
 }
 
 /// An object is a JSON schema when it has `properties` (or is a bare `{type: "object"}`);
@@ -166,6 +195,7 @@ fn json_param(
         value: span(value, rel),
         description: None,
         base: None,
+        live_described: false,
     };
     if value.kind() == "object" {
         for (key, v, _) in object_entries(value, src) {
@@ -206,6 +236,7 @@ fn zod_param(
         value: span(value, rel),
         description: None,
         base: None,
+        live_described: false,
     };
     let mut zod = None;
     let mut node = unwrap(value);

@@ -138,6 +138,17 @@ fn describable_param(tool: &Tool) -> Result<&ParamSite, &'static str> {
     schema.params.first().ok_or("it has no parameters")
 }
 
+/// Parameters whose edits clients are known to see (the live schema describes them), or all
+/// of them when the live schema describes none.
+fn preferred(params: &[ParamSite]) -> Vec<&ParamSite> {
+    let seen: Vec<&ParamSite> = params.iter().filter(|p| p.live_described).collect();
+    if seen.is_empty() {
+        params.iter().collect()
+    } else {
+        seen
+    }
+}
+
 /// A parameter a constraint can be added to, with the constraint's text.
 fn constrainable(tool: &Tool) -> Result<(&ParamSite, &'static str), &'static str> {
     let schema = tool
@@ -145,7 +156,7 @@ fn constrainable(tool: &Tool) -> Result<(&ParamSite, &'static str), &'static str
         .schema
         .as_ref()
         .ok_or("its input schema is not written out literally")?;
-    for site in &schema.params {
+    for site in preferred(&schema.params) {
         let ty = tool
             .params
             .iter()
@@ -612,7 +623,10 @@ impl Round<'_> {
 
     fn param_describe(&mut self, tool: &Tool) -> Result<String, MutateError> {
         let schema = tool.sites.schema.as_ref().expect("applies() checked");
-        let site = &schema.params[self.rng.below(schema.params.len())];
+        let site = *self
+            .rng
+            .pick(&preferred(&schema.params))
+            .expect("applies() checked there are parameters");
         let param = tool
             .params
             .iter()

@@ -156,6 +156,7 @@ pub fn param_description(param: &Param, variant: usize) -> String {
         "Optional"
     };
     let new = match variant % 2 {
+        _ if old.is_empty() => format!("{need} {ty}: the {what}."),
         0 => format!("{need} {ty}: the {what}. {old}"),
         _ => format!("{old} ({ty}; {}).", need.to_lowercase()),
     };

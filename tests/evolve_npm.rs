@@ -1,0 +1,104 @@
+//! Every real npm server of servers-npm/ evolves to v5 with the rules backend, every round
+//! validated against the running server.
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use mcpevol::catalog::Catalog;
+use mcpevol::evolve::{self, Options};
+use mcpevol::init::{InitOptions, init};
+use mcpevol::server::DEFAULT_TIMEOUT;
+use mcpevol::workspace::Workspace;
+
+/// Servers evolved at once: most of a round is waiting on node, not computing.
+const PARALLEL: usize = 3;
+
+#[test]
+fn every_real_server_reaches_v5_with_the_rules_backend() {
+    let dir = common::repo().join("servers-npm");
+    common::require_npm_install(&dir);
+    let catalog = Catalog::load(&dir.join("servers.toml")).unwrap();
+    let mut packages = Vec::new();
+    for entry in &catalog.servers {
+        if !packages
+            .iter()
+            .any(|(_, e): &(String, &mcpevol::catalog::Entry)| e.package == entry.package)
+        {
+            packages.push((entry.id.clone(), entry));
+        }
+    }
+    assert!(packages.len() >= 12);
+    let scratch = tempfile::tempdir().unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let results: Vec<(String, Result<Vec<String>, String>)> = rt.block_on(async {
+        let mut out = Vec::new();
+        for chunk in packages.chunks(PARALLEL) {
+            let runs = chunk.iter().map(|(id, entry)| {
+                let work = scratch.path().join(id);
+                let source = entry.package_dir(&dir).to_string_lossy().into_owned();
+                async move {
+                    let init_opts = InitOptions {
+                        launch: Some(entry.launch_config()),
+                        args: vec![],
+                        env: BTreeMap::new(),
+                        timeout: DEFAULT_TIMEOUT,
+                        stages: evolve::default_stages(),
+                    };
+                    let opts = Options {
+                        rounds: 5,
+                        seed: 2026,
+                        operators: vec![],
+                        timeout: DEFAULT_TIMEOUT,
+                        stages: evolve::default_stages(),
+                        max_attempts: evolve::MAX_ATTEMPTS,
+                    };
+                    let result = async {
+                        init(&source, &work, &init_opts)
+                            .await
+                            .map_err(|e| e.to_string())?;
+                        let rounds = evolve::evolve(&work, &opts, |_| {})
+                            .await
+                            .map_err(|e| e.to_string())?;
+                        Ok(rounds
+                            .iter()
+                            .map(|r| {
+                                format!(
+                                    "{} {} {}",
+                                    r.version,
+                                    r.status,
+                                    r.operator.as_deref().unwrap_or("-")
+                                )
+                            })
+                            .collect())
+                    };
+                    (id.clone(), result.await)
+                }
+            });
+            out.extend(futures::future::join_all(runs).await);
+        }
+        out
+    });
+    let mut failures = Vec::new();
+    for (id, result) in &results {
+        match result {
+            Ok(rounds) => {
+                println!("{id:<22} {}", rounds.join(", "));
+                let ws = Workspace::open(&scratch.path().join(id)).unwrap();
+                let tags: Vec<String> = ws.versions().unwrap().into_iter().map(|v| v.tag).collect();
+                if tags.len() != 6 || rounds.iter().any(|r| !r.contains("committed")) {
+                    failures.push(format!("{id}: {rounds:?}"));
+                }
+                if !ws.dirty_paths().unwrap().is_empty() {
+                    failures.push(format!("{id}: dirty after evolving"));
+                }
+            }
+            Err(e) => failures.push(format!("{id}: {e}")),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "servers that did not reach v5:\n{}",
+        failures.join("\n")
+    );
+}
