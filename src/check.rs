@@ -2,7 +2,7 @@
 //! missing node, and `node --check` accepts every changed JavaScript file.
 
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 use crate::anchor::{self, grammar::Lang};
 
@@ -25,6 +25,12 @@ pub enum CheckError {
 
 /// Checks each changed file that is JS/TS source; other files pass.
 pub fn check_files(root: &Path, files: &[String]) -> Result<(), CheckError> {
+    check_trees(root, files)?;
+    NodeCheck::spawn(root, files)?.wait()
+}
+
+/// The tree-sitter half of the check: fast, in process.
+pub fn check_trees(root: &Path, files: &[String]) -> Result<(), CheckError> {
     for file in files {
         let path = root.join(file);
         let Some(lang) = Lang::for_path(&path) else {
@@ -38,11 +44,49 @@ pub fn check_files(root: &Path, files: &[String]) -> Result<(), CheckError> {
             source,
         })?;
         check_tree(file, &src, lang)?;
-        if lang == Lang::JavaScript {
-            check_with_node(root, file)?;
-        }
     }
     Ok(())
+}
+
+/// `node --check` of every changed JavaScript file, all at once in the background: node's start
+/// dominates the check, so the caller can overlap it with starting the server.
+pub struct NodeCheck {
+    running: Vec<(String, std::process::Child)>,
+}
+
+impl NodeCheck {
+    pub fn spawn(root: &Path, files: &[String]) -> Result<NodeCheck, CheckError> {
+        let mut running = Vec::new();
+        for file in files {
+            let path = root.join(file);
+            if Lang::for_path(&path) != Some(Lang::JavaScript) || !path.is_file() {
+                continue;
+            }
+            let child = Command::new("node")
+                .arg("--check")
+                .arg(file)
+                .current_dir(root)
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .map_err(CheckError::Node)?;
+            running.push((file.clone(), child));
+        }
+        Ok(NodeCheck { running })
+    }
+
+    /// The first failure, in file order.
+    pub fn wait(self) -> Result<(), CheckError> {
+        let mut first = Ok(());
+        for (file, child) in self.running {
+            let out = child.wait_with_output().map_err(CheckError::Node)?;
+            if !out.status.success() && first.is_ok() {
+                first = Err(node_error(&file, &String::from_utf8_lossy(&out.stderr)));
+            }
+        }
+        first
+    }
 }
 
 fn check_tree(file: &str, src: &str, lang: Lang) -> Result<(), CheckError> {
@@ -71,17 +115,7 @@ fn check_tree(file: &str, src: &str, lang: Lang) -> Result<(), CheckError> {
     })
 }
 
-fn check_with_node(root: &Path, file: &str) -> Result<(), CheckError> {
-    let out = Command::new("node")
-        .arg("--check")
-        .arg(file)
-        .current_dir(root)
-        .output()
-        .map_err(CheckError::Node)?;
-    if out.status.success() {
-        return Ok(());
-    }
-    let stderr = String::from_utf8_lossy(&out.stderr);
+fn node_error(file: &str, stderr: &str) -> CheckError {
     // node prints "file:LINE" first, then the line, a caret, and "SyntaxError: ...".
     let line = stderr
         .lines()
@@ -95,11 +129,11 @@ fn check_with_node(root: &Path, file: &str) -> Result<(), CheckError> {
         .unwrap_or("node --check failed")
         .trim()
         .to_string();
-    Err(CheckError::Syntax {
+    CheckError::Syntax {
         file: file.into(),
         line,
         message,
-    })
+    }
 }
 
 #[cfg(test)]

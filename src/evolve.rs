@@ -141,6 +141,7 @@ pub async fn evolve(
     preflight(root, &config, opts.timeout, &latest.tag).await?;
 
     let mut outcomes = Vec::new();
+    let cache = std::sync::Mutex::new(anchor::Cache::default());
     for k in latest.number + 1..=latest.number + opts.rounds {
         let forced_op = (!forced.is_empty()).then(|| forced[(k as usize - 1) % forced.len()]);
         let round = Round {
@@ -151,6 +152,7 @@ pub async fn evolve(
             all_ops: &all_ops,
             number: k,
             clock: Clock::default(),
+            cache: &cache,
         };
         let outcome = match round.run(forced_op, &previous, &statuses).await? {
             Ok((record, tools)) => {
@@ -223,6 +225,7 @@ struct Round<'a> {
     all_ops: &'a [Operator],
     number: u32,
     clock: Clock,
+    cache: &'a std::sync::Mutex<anchor::Cache>,
 }
 
 impl Clock {
@@ -253,12 +256,13 @@ impl Round<'_> {
         for attempt in 1..=self.opts.max_attempts {
             let seed = mix(self.opts.seed, self.number, attempt);
             let started = std::time::Instant::now();
-            let mut inventory =
-                anchor::anchor(self.root).map_err(|e| EvolveError::ServerBroken {
+            let mut inventory = anchor::anchor_with(self.root, self.cache).map_err(|e| {
+                EvolveError::ServerBroken {
                     root: self.root.display().to_string(),
                     version: format!("v{}", self.number - 1),
                     why: e.to_string(),
-                })?;
+                }
+            })?;
             let op = match forced {
                 Some(op) => op,
                 None => match self.choose(&inventory, seed, &tried) {
@@ -367,13 +371,18 @@ impl Round<'_> {
     ) -> Attempt {
         let started = std::time::Instant::now();
         let changed_files = edit::apply(self.root, &proposal.hunks).map_err(|e| e.to_string());
-        let checked = changed_files
-            .and_then(|f| crate::check::check_files(self.root, &f).map_err(|e| e.to_string()));
+        let checked = changed_files.and_then(|files| {
+            crate::check::check_trees(self.root, &files).map_err(|e| e.to_string())?;
+            crate::check::NodeCheck::spawn(self.root, &files).map_err(|e| e.to_string())
+        });
         add(&self.clock.check, started);
-        checked?;
+        let node_check = checked?;
         let started = std::time::Instant::now();
+        // `node --check` runs while the server starts; its verdict comes first all the same.
         let result = self.run_server(op, proposal, previous, statuses).await;
+        let node_verdict = node_check.wait().map_err(|e| e.to_string());
         add(&self.clock.server, started);
+        node_verdict?;
         result
     }
 

@@ -108,7 +108,7 @@ pub struct Dispatch {
     pub registration: Option<Span>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct FileFacts {
     pub candidates: Vec<Candidate>,
     pub dispatches: Vec<Dispatch>,

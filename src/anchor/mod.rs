@@ -10,7 +10,10 @@ pub mod link;
 pub mod params;
 pub mod syntax;
 
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use rayon::prelude::*;
 use tree_sitter::{Parser, Tree};
@@ -31,11 +34,23 @@ pub enum AnchorError {
 
 /// Anchors every tool of the package at `root`.
 pub fn anchor(root: &Path) -> Result<Inventory, AnchorError> {
+    anchor_with(root, &Mutex::new(Cache::default()))
+}
+
+/// The facts of files read before, by path and a hash of their content. Evolution anchors the
+/// same package every round while a round changes one or two files: the rest is reused.
+#[derive(Default)]
+pub struct Cache {
+    files: HashMap<String, (u64, facts::FileFacts)>,
+}
+
+/// [`anchor`], reusing the facts of files that have not changed since they went into `cache`.
+pub fn anchor_with(root: &Path, cache: &Mutex<Cache>) -> Result<Inventory, AnchorError> {
     check_package(root)?;
     let (files, mut warnings) = files::discover(root);
     let mut read: Vec<(String, facts::FileFacts)> = files
         .par_iter()
-        .map(|f| (f.rel.clone(), read_file(f)))
+        .map(|f| (f.rel.clone(), read_cached(f, cache)))
         .collect();
     for (_, facts) in &mut read {
         warnings.append(&mut facts.warnings);
@@ -76,15 +91,37 @@ pub fn check_package(root: &Path) -> Result<(), AnchorError> {
     Ok(())
 }
 
-fn read_file(file: &SourceFile) -> facts::FileFacts {
-    let skipped = |why: String| facts::FileFacts {
-        warnings: vec![format!("{}: skipped, {why}", file.rel)],
-        ..Default::default()
-    };
+fn read_cached(file: &SourceFile, cache: &Mutex<Cache>) -> facts::FileFacts {
     let bytes = match std::fs::read(&file.path) {
         Ok(b) => b,
-        Err(e) => return skipped(format!("cannot read it: {e}")),
+        Err(e) => return skipped(file, format!("cannot read it: {e}")),
     };
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    bytes.hash(&mut hasher);
+    let hash = hasher.finish();
+    if let Some((h, facts)) = cache.lock().unwrap().files.get(&file.rel)
+        && *h == hash
+    {
+        return facts.clone();
+    }
+    let facts = read_file(file, bytes);
+    cache
+        .lock()
+        .unwrap()
+        .files
+        .insert(file.rel.clone(), (hash, facts.clone()));
+    facts
+}
+
+fn skipped(file: &SourceFile, why: String) -> facts::FileFacts {
+    facts::FileFacts {
+        warnings: vec![format!("{}: skipped, {why}", file.rel)],
+        ..Default::default()
+    }
+}
+
+fn read_file(file: &SourceFile, bytes: Vec<u8>) -> facts::FileFacts {
+    let skipped = |why: String| skipped(file, why);
     if bytes.iter().take(8192).any(|b| *b == 0) {
         return skipped("it is binary (has NUL bytes)".into());
     }

@@ -1,0 +1,93 @@
+//! Time of a 5-round evolution of every server of servers-npm/, split by pipeline step:
+//! anchor, mutate, check (apply + syntax), server (start, list, contract, functional tests),
+//! commit. The target: everything but the server step under 100 ms per round.
+//!
+//! Run: `cargo bench --bench evolve` (after scripts/install-servers.sh).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use mcpevol::anchor;
+use mcpevol::catalog::Catalog;
+use mcpevol::evolve::{self, Options, Timings};
+use mcpevol::init::{InitOptions, init};
+use mcpevol::server::DEFAULT_TIMEOUT;
+
+const ROUNDS: u32 = 5;
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn main() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let dir = root.join("servers-npm");
+    let catalog = Catalog::load(&dir.join("servers.toml")).expect("servers-npm/servers.toml");
+    let scratch = tempfile::tempdir().unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    println!("evolution benchmark: {ROUNDS} rounds per server, median ms per round");
+    println!(
+        "{:<48} {:>9} {:>7} {:>7} {:>7} {:>8} {:>7} {:>9}",
+        "package", "bytes", "anchor", "mutate", "check", "server", "commit", "non-server"
+    );
+    let mut seen = Vec::new();
+    let mut rows: Vec<(usize, String, f64)> = Vec::new();
+    for entry in &catalog.servers {
+        if seen.contains(&entry.package) {
+            continue;
+        }
+        seen.push(entry.package.clone());
+        let source = entry.package_dir(&dir);
+        let bytes: usize = anchor::source_files(&source)
+            .iter()
+            .map(|f| std::fs::metadata(&f.path).map_or(0, |m| m.len() as usize))
+            .sum();
+        let work = scratch.path().join(&entry.id);
+        let init_opts = InitOptions {
+            launch: Some(entry.launch_config()),
+            args: vec![],
+            env: BTreeMap::new(),
+            timeout: DEFAULT_TIMEOUT,
+            stages: evolve::default_stages(),
+        };
+        let opts = Options {
+            rounds: ROUNDS,
+            seed: 7,
+            operators: vec![],
+            timeout: DEFAULT_TIMEOUT,
+            stages: evolve::default_stages(),
+            max_attempts: evolve::MAX_ATTEMPTS,
+        };
+        let rounds = rt.block_on(async {
+            init(&source.to_string_lossy(), &work, &init_opts)
+                .await
+                .expect("init");
+            evolve::evolve(&work, &opts, |_| {}).await.expect("evolve")
+        });
+        let t: Vec<&Timings> = rounds.iter().map(|r| &r.timings).collect();
+        let pick = |f: fn(&Timings) -> f64| median(t.iter().map(|x| f(x)).collect());
+        let (a, m, c, s, k) = (
+            pick(|x| x.anchor_ms),
+            pick(|x| x.mutate_ms),
+            pick(|x| x.check_ms),
+            pick(|x| x.server_ms),
+            pick(|x| x.commit_ms),
+        );
+        let non_server = median(
+            t.iter()
+                .map(|x| x.anchor_ms + x.mutate_ms + x.check_ms + x.commit_ms)
+                .collect(),
+        );
+        println!(
+            "{:<48} {bytes:>9} {a:>7.1} {m:>7.2} {c:>7.1} {s:>8.0} {k:>7.1} {non_server:>9.1}",
+            entry.package
+        );
+        rows.push((bytes, entry.package.clone(), non_server));
+    }
+    if let Some((bytes, name, non_server)) = rows.iter().max_by_key(|r| r.0) {
+        println!(
+            "largest server: {name} ({bytes} bytes): {non_server:.1} ms per round outside the server step (target < 100 ms)"
+        );
+    }
+}
