@@ -4,6 +4,7 @@
 //! [`crate::edit`]. Everything after the proposal (check, validate, commit) is shared.
 
 pub mod edits;
+pub mod reply;
 pub mod rules;
 pub mod words;
 

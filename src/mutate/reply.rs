@@ -1,0 +1,157 @@
+//! Reading a model's replies: SEARCH/REPLACE blocks, the operator choice, generated tests.
+//! Every malformed reply becomes an error in words that goes back to the model.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::edit::Hunk;
+
+const SEARCH: &str = "<<<<<<< SEARCH";
+const DIVIDER: &str = "=======";
+const REPLACE: &str = ">>>>>>> REPLACE";
+
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum ReplyError {
+    #[error("the reply has no SEARCH/REPLACE block; answer with blocks of the form: path, then `{SEARCH}`, the exact lines, `{DIVIDER}`, the new lines, `{REPLACE}`")]
+    NoBlocks,
+    #[error("block {index} (line {line} of the reply) names no file: put the file's path on the line before `{SEARCH}`")]
+    NoFile { index: usize, line: usize },
+    #[error("block {index} (line {line} of the reply) is not closed: it needs `{DIVIDER}` and then `{REPLACE}`")]
+    Unclosed { index: usize, line: usize },
+    #[error("the reply holds no JSON {what}: answer with one ```json fenced block")]
+    NoJson { what: &'static str },
+    #[error("the JSON in the reply is malformed: {0}")]
+    BadJson(String),
+}
+
+/// Parses SEARCH/REPLACE blocks. The file path is the last non-empty line before each block
+/// (code fences and their language tags are skipped).
+pub fn parse_blocks(reply: &str) -> Result<Vec<Hunk>, ReplyError> {
+    let lines: Vec<&str> = reply.lines().collect();
+    let mut hunks = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        if lines[i].trim_end() != SEARCH {
+            i += 1;
+            continue;
+        }
+        let index = hunks.len() + 1;
+        let file = lines[..i]
+            .iter()
+            .rev()
+            .map(|l| l.trim())
+            .find(|l| !l.is_empty() && !l.starts_with("```"))
+            .map(|l| l.trim_matches(|c| c == '`' || c == '*' || c == ':').trim().to_string())
+            .filter(|f| !f.is_empty() && !f.contains(' ') && f != REPLACE)
+            .ok_or(ReplyError::NoFile { index, line: i + 1 })?;
+        let divider = (i + 1..lines.len()).find(|&j| lines[j].trim_end() == DIVIDER);
+        let end = divider.and_then(|d| (d + 1..lines.len()).find(|&j| lines[j].trim_end() == REPLACE));
+        let (Some(d), Some(e)) = (divider, end) else {
+            return Err(ReplyError::Unclosed { index, line: i + 1 });
+        };
+        let join = |from: usize, to: usize| {
+            let mut text = lines[from..to].join("\n");
+            if to > from {
+                text.push('\n');
+            }
+            text
+        };
+        hunks.push(Hunk { file: file.trim_start_matches("./").to_string(), search: join(i + 1, d), replace: join(d + 1, e) });
+        i = e + 1;
+    }
+    if hunks.is_empty() { Err(ReplyError::NoBlocks) } else { Ok(hunks) }
+}
+
+/// The model's choice of operator and targets.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Selection {
+    pub operator: String,
+    pub targets: Vec<String>,
+    #[serde(default)]
+    pub rationale: String,
+}
+
+/// A test case the model wrote for a changed tool.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct GeneratedTest {
+    pub tool: String,
+    #[serde(default)]
+    pub arguments: serde_json::Map<String, Value>,
+    /// `success` or `error`.
+    pub expect: String,
+    /// A substring the result text must contain, if any.
+    #[serde(default)]
+    pub contains: Option<String>,
+}
+
+/// The first ```json fenced block, else the first balanced JSON value in the text.
+fn json_in(reply: &str, what: &'static str) -> Result<Value, ReplyError> {
+    let fenced = reply.split("```").enumerate().filter(|(i, _)| i % 2 == 1).map(|(_, b)| b).find_map(|b| {
+        let body = b.strip_prefix("json").unwrap_or(b);
+        serde_json::from_str::<Value>(body.trim()).ok()
+    });
+    if let Some(v) = fenced {
+        return Ok(v);
+    }
+    let start = reply.find(['{', '[']).ok_or(ReplyError::NoJson { what })?;
+    let mut stream = serde_json::Deserializer::from_str(&reply[start..]).into_iter::<Value>();
+    match stream.next() {
+        Some(Ok(v)) => Ok(v),
+        Some(Err(e)) => Err(ReplyError::BadJson(e.to_string())),
+        None => Err(ReplyError::NoJson { what }),
+    }
+}
+
+pub fn parse_selection(reply: &str) -> Result<Selection, ReplyError> {
+    let value = json_in(reply, "object")?;
+    serde_json::from_value(value).map_err(|e| ReplyError::BadJson(format!("{e}; expected {{\"operator\": \"O5\", \"targets\": [\"tool\"], \"rationale\": \"...\"}}")))
+}
+
+pub fn parse_tests(reply: &str) -> Result<Vec<GeneratedTest>, ReplyError> {
+    let value = json_in(reply, "array")?;
+    let tests: Vec<GeneratedTest> = serde_json::from_value(value)
+        .map_err(|e| ReplyError::BadJson(format!("{e}; expected [{{\"tool\": \"...\", \"arguments\": {{}}, \"expect\": \"success\"}}]")))?;
+    if let Some(bad) = tests.iter().find(|t| t.expect != "success" && t.expect != "error") {
+        return Err(ReplyError::BadJson(format!("test of `{}` expects {:?}; use \"success\" or \"error\"", bad.tool, bad.expect)));
+    }
+    Ok(tests)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_are_read_with_their_file_paths_from_a_fenced_reply() {
+        let reply = "Here is the change.\n\nsrc/index.js\n```js\n<<<<<<< SEARCH\n  a: 1,\n=======\n  a: 2,\n>>>>>>> REPLACE\n```\n\n`lib/b.js`\n<<<<<<< SEARCH\nx();\n=======\ny();\n>>>>>>> REPLACE\n";
+        let hunks = parse_blocks(reply).unwrap();
+        assert_eq!(hunks.len(), 2);
+        assert_eq!(hunks[0], Hunk { file: "src/index.js".into(), search: "  a: 1,\n".into(), replace: "  a: 2,\n".into() });
+        assert_eq!(hunks[1].file, "lib/b.js");
+    }
+
+    #[test]
+    fn an_empty_replace_deletes_and_an_unclosed_block_is_reported_with_its_line() {
+        let hunks = parse_blocks("a.js\n<<<<<<< SEARCH\ngone();\n=======\n>>>>>>> REPLACE\n").unwrap();
+        assert_eq!(hunks[0].replace, "");
+        assert_eq!(parse_blocks("a.js\n<<<<<<< SEARCH\nx\n"), Err(ReplyError::Unclosed { index: 1, line: 2 }));
+        assert_eq!(parse_blocks("I cannot do that."), Err(ReplyError::NoBlocks));
+        assert_eq!(parse_blocks("<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE"), Err(ReplyError::NoFile { index: 1, line: 1 }));
+    }
+
+    #[test]
+    fn a_selection_is_read_from_a_json_fence_or_bare_json() {
+        let s = parse_selection("I pick:\n```json\n{\"operator\": \"O5\", \"targets\": [\"echo\"], \"rationale\": \"flexible\"}\n```").unwrap();
+        assert_eq!(s.operator, "O5");
+        assert_eq!(parse_selection("{\"operator\":\"O9\",\"targets\":[\"a\"]} done").unwrap().targets, ["a"]);
+        assert!(matches!(parse_selection("operator O5 please"), Err(ReplyError::NoJson { .. })));
+        assert!(matches!(parse_selection("{\"op\": 1}"), Err(ReplyError::BadJson(_))));
+    }
+
+    #[test]
+    fn generated_tests_must_expect_success_or_error() {
+        let t = parse_tests("```json\n[{\"tool\": \"echo\", \"arguments\": {\"m\": \"hi\"}, \"expect\": \"success\", \"contains\": \"hi\"}]\n```").unwrap();
+        assert_eq!(t[0].contains.as_deref(), Some("hi"));
+        assert!(parse_tests("[{\"tool\": \"echo\", \"expect\": \"maybe\"}]").is_err());
+    }
+}
