@@ -5,6 +5,7 @@
 
 pub mod edits;
 pub mod reply;
+pub mod snippets;
 pub mod rules;
 pub mod words;
 

@@ -1,0 +1,95 @@
+//! The source a model sees of its target tools: the anchored definition and handler of each,
+//! from every file involved, exactly as the files hold them (so that SEARCH text can match).
+
+use std::collections::BTreeSet;
+use std::fmt::Write;
+use std::path::Path;
+
+use crate::inventory::{Span, Tool};
+
+/// Lines around a span, so that an edit has context to anchor its SEARCH text.
+const CONTEXT_LINES: usize = 2;
+/// A very long line (a minified bundle) is cut around the span instead.
+const LONG_LINE: usize = 400;
+
+/// The snippets of `targets`, each region once, in file and line order, with headers.
+pub fn snippets(root: &Path, tools: &[&Tool]) -> String {
+    let mut regions: BTreeSet<(String, usize, usize, usize, usize)> = BTreeSet::new();
+    for tool in tools {
+        let mut spans: Vec<&Span> = vec![&tool.definition];
+        spans.extend(tool.handler.as_ref());
+        spans.extend(tool.sites.dispatch.iter().map(|d| &d.site));
+        spans.extend(tool.sites.registration.as_ref());
+        spans.extend(tool.sites.schema.as_ref().map(|s| &s.object));
+        spans.extend(tool.sites.declaration.as_ref());
+        for s in spans {
+            regions.insert((s.file.clone(), s.start_line, s.end_line, s.bytes.0, s.bytes.1));
+        }
+    }
+    let mut out = String::new();
+    for (file, start, end, b0, b1) in merge(regions) {
+        let Ok(text) = std::fs::read_to_string(root.join(&file)) else { continue };
+        let lines: Vec<&str> = text.lines().collect();
+        let from = start.saturating_sub(CONTEXT_LINES + 1);
+        let to = (end + CONTEXT_LINES).min(lines.len());
+        let _ = writeln!(out, "--- {file} (lines {}-{})", from + 1, to);
+        if lines[from..to].iter().any(|l| l.len() > LONG_LINE) {
+            let a = floor(&text, b0.saturating_sub(LONG_LINE));
+            let b = ceil(&text, (b1 + LONG_LINE).min(text.len()));
+            let _ = writeln!(out, "{}", &text[a..b]);
+        } else {
+            for line in &lines[from..to] {
+                let _ = writeln!(out, "{line}");
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// Overlapping or adjacent regions of one file become one.
+fn merge(regions: BTreeSet<(String, usize, usize, usize, usize)>) -> Vec<(String, usize, usize, usize, usize)> {
+    let mut out: Vec<(String, usize, usize, usize, usize)> = Vec::new();
+    for r in regions {
+        match out.last_mut() {
+            Some(last) if last.0 == r.0 && r.1 <= last.2 + 2 * CONTEXT_LINES + 1 => {
+                last.2 = last.2.max(r.2);
+                last.3 = last.3.min(r.3);
+                last.4 = last.4.max(r.4);
+            }
+            _ => out.push(r),
+        }
+    }
+    out
+}
+
+fn floor(text: &str, mut i: usize) -> usize {
+    while !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+fn ceil(text: &str, mut i: usize) -> usize {
+    while !text.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snippets_show_definition_and_handler_of_a_switch_tool_with_context() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/switch-esm");
+        let inventory = crate::anchor::anchor(&root).unwrap();
+        let tool = inventory.tool("get_forecast").unwrap();
+        let text = snippets(&root, &[tool]);
+        assert!(text.contains("--- server.js (lines"), "{text}");
+        assert!(text.contains("name: \"get_forecast\""), "{text}");
+        assert!(text.contains("case \"get_forecast\""), "{text}");
+        assert!(!text.contains("case \"list_cities\":\n      return"), "only the target's code: {text}");
+    }
+}
