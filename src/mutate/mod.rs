@@ -5,8 +5,8 @@
 
 pub mod edits;
 pub mod reply;
-pub mod snippets;
 pub mod rules;
+pub mod snippets;
 pub mod words;
 
 use std::path::Path;

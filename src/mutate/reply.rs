@@ -12,11 +12,17 @@ const REPLACE: &str = ">>>>>>> REPLACE";
 
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum ReplyError {
-    #[error("the reply has no SEARCH/REPLACE block; answer with blocks of the form: path, then `{SEARCH}`, the exact lines, `{DIVIDER}`, the new lines, `{REPLACE}`")]
+    #[error(
+        "the reply has no SEARCH/REPLACE block; answer with blocks of the form: path, then `{SEARCH}`, the exact lines, `{DIVIDER}`, the new lines, `{REPLACE}`"
+    )]
     NoBlocks,
-    #[error("block {index} (line {line} of the reply) names no file: put the file's path on the line before `{SEARCH}`")]
+    #[error(
+        "block {index} (line {line} of the reply) names no file: put the file's path on the line before `{SEARCH}`"
+    )]
     NoFile { index: usize, line: usize },
-    #[error("block {index} (line {line} of the reply) is not closed: it needs `{DIVIDER}` and then `{REPLACE}`")]
+    #[error(
+        "block {index} (line {line} of the reply) is not closed: it needs `{DIVIDER}` and then `{REPLACE}`"
+    )]
     Unclosed { index: usize, line: usize },
     #[error("the reply holds no JSON {what}: answer with one ```json fenced block")]
     NoJson { what: &'static str },
@@ -41,11 +47,16 @@ pub fn parse_blocks(reply: &str) -> Result<Vec<Hunk>, ReplyError> {
             .rev()
             .map(|l| l.trim())
             .find(|l| !l.is_empty() && !l.starts_with("```"))
-            .map(|l| l.trim_matches(|c| c == '`' || c == '*' || c == ':').trim().to_string())
+            .map(|l| {
+                l.trim_matches(|c| c == '`' || c == '*' || c == ':')
+                    .trim()
+                    .to_string()
+            })
             .filter(|f| !f.is_empty() && !f.contains(' ') && f != REPLACE)
             .ok_or(ReplyError::NoFile { index, line: i + 1 })?;
         let divider = (i + 1..lines.len()).find(|&j| lines[j].trim_end() == DIVIDER);
-        let end = divider.and_then(|d| (d + 1..lines.len()).find(|&j| lines[j].trim_end() == REPLACE));
+        let end =
+            divider.and_then(|d| (d + 1..lines.len()).find(|&j| lines[j].trim_end() == REPLACE));
         let (Some(d), Some(e)) = (divider, end) else {
             return Err(ReplyError::Unclosed { index, line: i + 1 });
         };
@@ -56,10 +67,18 @@ pub fn parse_blocks(reply: &str) -> Result<Vec<Hunk>, ReplyError> {
             }
             text
         };
-        hunks.push(Hunk { file: file.trim_start_matches("./").to_string(), search: join(i + 1, d), replace: join(d + 1, e) });
+        hunks.push(Hunk {
+            file: file.trim_start_matches("./").to_string(),
+            search: join(i + 1, d),
+            replace: join(d + 1, e),
+        });
         i = e + 1;
     }
-    if hunks.is_empty() { Err(ReplyError::NoBlocks) } else { Ok(hunks) }
+    if hunks.is_empty() {
+        Err(ReplyError::NoBlocks)
+    } else {
+        Ok(hunks)
+    }
 }
 
 /// The model's choice of operator and targets.
@@ -86,10 +105,15 @@ pub struct GeneratedTest {
 
 /// The first ```json fenced block, else the first balanced JSON value in the text.
 fn json_in(reply: &str, what: &'static str) -> Result<Value, ReplyError> {
-    let fenced = reply.split("```").enumerate().filter(|(i, _)| i % 2 == 1).map(|(_, b)| b).find_map(|b| {
-        let body = b.strip_prefix("json").unwrap_or(b);
-        serde_json::from_str::<Value>(body.trim()).ok()
-    });
+    let fenced = reply
+        .split("```")
+        .enumerate()
+        .filter(|(i, _)| i % 2 == 1)
+        .map(|(_, b)| b)
+        .find_map(|b| {
+            let body = b.strip_prefix("json").unwrap_or(b);
+            serde_json::from_str::<Value>(body.trim()).ok()
+        });
     if let Some(v) = fenced {
         return Ok(v);
     }
@@ -109,10 +133,19 @@ pub fn parse_selection(reply: &str) -> Result<Selection, ReplyError> {
 
 pub fn parse_tests(reply: &str) -> Result<Vec<GeneratedTest>, ReplyError> {
     let value = json_in(reply, "array")?;
-    let tests: Vec<GeneratedTest> = serde_json::from_value(value)
-        .map_err(|e| ReplyError::BadJson(format!("{e}; expected [{{\"tool\": \"...\", \"arguments\": {{}}, \"expect\": \"success\"}}]")))?;
-    if let Some(bad) = tests.iter().find(|t| t.expect != "success" && t.expect != "error") {
-        return Err(ReplyError::BadJson(format!("test of `{}` expects {:?}; use \"success\" or \"error\"", bad.tool, bad.expect)));
+    let tests: Vec<GeneratedTest> = serde_json::from_value(value).map_err(|e| {
+        ReplyError::BadJson(format!(
+            "{e}; expected [{{\"tool\": \"...\", \"arguments\": {{}}, \"expect\": \"success\"}}]"
+        ))
+    })?;
+    if let Some(bad) = tests
+        .iter()
+        .find(|t| t.expect != "success" && t.expect != "error")
+    {
+        return Err(ReplyError::BadJson(format!(
+            "test of `{}` expects {:?}; use \"success\" or \"error\"",
+            bad.tool, bad.expect
+        )));
     }
     Ok(tests)
 }
@@ -126,26 +159,51 @@ mod tests {
         let reply = "Here is the change.\n\nsrc/index.js\n```js\n<<<<<<< SEARCH\n  a: 1,\n=======\n  a: 2,\n>>>>>>> REPLACE\n```\n\n`lib/b.js`\n<<<<<<< SEARCH\nx();\n=======\ny();\n>>>>>>> REPLACE\n";
         let hunks = parse_blocks(reply).unwrap();
         assert_eq!(hunks.len(), 2);
-        assert_eq!(hunks[0], Hunk { file: "src/index.js".into(), search: "  a: 1,\n".into(), replace: "  a: 2,\n".into() });
+        assert_eq!(
+            hunks[0],
+            Hunk {
+                file: "src/index.js".into(),
+                search: "  a: 1,\n".into(),
+                replace: "  a: 2,\n".into()
+            }
+        );
         assert_eq!(hunks[1].file, "lib/b.js");
     }
 
     #[test]
     fn an_empty_replace_deletes_and_an_unclosed_block_is_reported_with_its_line() {
-        let hunks = parse_blocks("a.js\n<<<<<<< SEARCH\ngone();\n=======\n>>>>>>> REPLACE\n").unwrap();
+        let hunks =
+            parse_blocks("a.js\n<<<<<<< SEARCH\ngone();\n=======\n>>>>>>> REPLACE\n").unwrap();
         assert_eq!(hunks[0].replace, "");
-        assert_eq!(parse_blocks("a.js\n<<<<<<< SEARCH\nx\n"), Err(ReplyError::Unclosed { index: 1, line: 2 }));
+        assert_eq!(
+            parse_blocks("a.js\n<<<<<<< SEARCH\nx\n"),
+            Err(ReplyError::Unclosed { index: 1, line: 2 })
+        );
         assert_eq!(parse_blocks("I cannot do that."), Err(ReplyError::NoBlocks));
-        assert_eq!(parse_blocks("<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE"), Err(ReplyError::NoFile { index: 1, line: 1 }));
+        assert_eq!(
+            parse_blocks("<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE"),
+            Err(ReplyError::NoFile { index: 1, line: 1 })
+        );
     }
 
     #[test]
     fn a_selection_is_read_from_a_json_fence_or_bare_json() {
         let s = parse_selection("I pick:\n```json\n{\"operator\": \"O5\", \"targets\": [\"echo\"], \"rationale\": \"flexible\"}\n```").unwrap();
         assert_eq!(s.operator, "O5");
-        assert_eq!(parse_selection("{\"operator\":\"O9\",\"targets\":[\"a\"]} done").unwrap().targets, ["a"]);
-        assert!(matches!(parse_selection("operator O5 please"), Err(ReplyError::NoJson { .. })));
-        assert!(matches!(parse_selection("{\"op\": 1}"), Err(ReplyError::BadJson(_))));
+        assert_eq!(
+            parse_selection("{\"operator\":\"O9\",\"targets\":[\"a\"]} done")
+                .unwrap()
+                .targets,
+            ["a"]
+        );
+        assert!(matches!(
+            parse_selection("operator O5 please"),
+            Err(ReplyError::NoJson { .. })
+        ));
+        assert!(matches!(
+            parse_selection("{\"op\": 1}"),
+            Err(ReplyError::BadJson(_))
+        ));
     }
 
     #[test]

@@ -23,12 +23,20 @@ pub fn snippets(root: &Path, tools: &[&Tool]) -> String {
         spans.extend(tool.sites.schema.as_ref().map(|s| &s.object));
         spans.extend(tool.sites.declaration.as_ref());
         for s in spans {
-            regions.insert((s.file.clone(), s.start_line, s.end_line, s.bytes.0, s.bytes.1));
+            regions.insert((
+                s.file.clone(),
+                s.start_line,
+                s.end_line,
+                s.bytes.0,
+                s.bytes.1,
+            ));
         }
     }
     let mut out = String::new();
     for (file, start, end, b0, b1) in merge(regions) {
-        let Ok(text) = std::fs::read_to_string(root.join(&file)) else { continue };
+        let Ok(text) = std::fs::read_to_string(root.join(&file)) else {
+            continue;
+        };
         let lines: Vec<&str> = text.lines().collect();
         let from = start.saturating_sub(CONTEXT_LINES + 1);
         let to = (end + CONTEXT_LINES).min(lines.len());
@@ -48,7 +56,9 @@ pub fn snippets(root: &Path, tools: &[&Tool]) -> String {
 }
 
 /// Overlapping or adjacent regions of one file become one.
-fn merge(regions: BTreeSet<(String, usize, usize, usize, usize)>) -> Vec<(String, usize, usize, usize, usize)> {
+fn merge(
+    regions: BTreeSet<(String, usize, usize, usize, usize)>,
+) -> Vec<(String, usize, usize, usize, usize)> {
     let mut out: Vec<(String, usize, usize, usize, usize)> = Vec::new();
     for r in regions {
         match out.last_mut() {
@@ -90,6 +100,9 @@ mod tests {
         assert!(text.contains("--- server.js (lines"), "{text}");
         assert!(text.contains("name: \"get_forecast\""), "{text}");
         assert!(text.contains("case \"get_forecast\""), "{text}");
-        assert!(!text.contains("case \"list_cities\":\n      return"), "only the target's code: {text}");
+        assert!(
+            !text.contains("case \"list_cities\":\n      return"),
+            "only the target's code: {text}"
+        );
     }
 }

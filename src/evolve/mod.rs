@@ -2,20 +2,22 @@
 //! check the schema change against the operator's contract, run the functional tests, and only
 //! then commit the version. A failed attempt is rolled back and another is tried.
 
-use std::collections::{BTreeMap, BTreeSet};
+mod round;
+
+use round::Round;
+
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::Duration;
 
 use serde::Serialize;
 
 use crate::anchor;
-use crate::contract;
-use crate::edit;
-use crate::mutate::{self, Context, Rng, rules};
+use crate::mutate::Rng;
 use crate::operators::{self, Operator};
-use crate::record::{self, Rejection, RoundRecord};
+use crate::record::{self};
 use crate::schema::{self, ChangeKind};
-use crate::server::session::{Session, Status};
+use crate::server::session::Session;
 use crate::server::{LaunchConfig, LiveTools};
 use crate::validate;
 use crate::workspace::Workspace;
@@ -74,7 +76,7 @@ fn add(slot: &std::cell::Cell<f64>, since: std::time::Instant) {
 }
 
 #[derive(Default)]
-struct Clock {
+pub(super) struct Clock {
     anchor: std::cell::Cell<f64>,
     mutate: std::cell::Cell<f64>,
     check: std::cell::Cell<f64>,
@@ -217,240 +219,6 @@ async fn preflight(
     listed.map(|_| ()).map_err(|e| broken(e.to_string()))
 }
 
-struct Round<'a> {
-    root: &'a Path,
-    ws: &'a Workspace,
-    config: &'a LaunchConfig,
-    opts: &'a Options,
-    all_ops: &'a [Operator],
-    number: u32,
-    clock: Clock,
-    cache: &'a std::sync::Mutex<anchor::Cache>,
-}
-
-impl Clock {
-    fn timings(&self) -> Timings {
-        Timings {
-            anchor_ms: self.anchor.get(),
-            mutate_ms: self.mutate.get(),
-            check_ms: self.check.get(),
-            server_ms: self.server.get(),
-            commit_ms: 0.0,
-        }
-    }
-}
-
-type Attempt = Result<(RoundRecord, LiveTools), String>;
-
-impl Round<'_> {
-    /// Tries up to `max_attempts` proposals; the workspace is back at HEAD after each failure.
-    async fn run(
-        &self,
-        forced: Option<&Operator>,
-        previous: &LiveTools,
-        statuses: &BTreeMap<String, Status>,
-    ) -> Result<Result<(RoundRecord, LiveTools), RoundOutcome>, EvolveError> {
-        let head = self.ws.head()?;
-        let mut rejected: Vec<Rejection> = Vec::new();
-        let mut tried: BTreeSet<String> = BTreeSet::new();
-        for attempt in 1..=self.opts.max_attempts {
-            let seed = mix(self.opts.seed, self.number, attempt);
-            let started = std::time::Instant::now();
-            let mut inventory = anchor::anchor_with(self.root, self.cache).map_err(|e| {
-                EvolveError::ServerBroken {
-                    root: self.root.display().to_string(),
-                    version: format!("v{}", self.number - 1),
-                    why: e.to_string(),
-                }
-            })?;
-            let op = match forced {
-                Some(op) => op,
-                None => match self.choose(&inventory, seed, &tried) {
-                    Some(op) => op,
-                    None => break,
-                },
-            };
-            mark_opaque_params(&mut inventory, previous);
-            add(&self.clock.anchor, started);
-            tried.insert(op.id.clone());
-            let avoid: Vec<String> = rejected
-                .iter()
-                .filter(|r| r.operator == op.id)
-                .flat_map(|r| r.targets.clone())
-                .collect();
-            let ctx = Context {
-                root: self.root,
-                inventory: &inventory,
-                seed,
-                avoid: &avoid,
-            };
-            let started = std::time::Instant::now();
-            let proposal = rules::propose(&op.id, &ctx);
-            add(&self.clock.mutate, started);
-            let proposal = match proposal {
-                Ok(p) => p,
-                Err(e) => {
-                    rejected.push(Rejection {
-                        operator: op.id.clone(),
-                        targets: vec![],
-                        reason: e.to_string(),
-                    });
-                    if forced.is_some() {
-                        break; // the forced operator will not fit on the next attempt either
-                    }
-                    continue;
-                }
-            };
-            let result = self.validate(op, &proposal, previous, statuses).await;
-            match result {
-                Ok((mut record, tools)) => {
-                    record.seed = Some(self.opts.seed);
-                    record.attempts = attempt;
-                    record.rejected = rejected;
-                    return Ok(Ok((record, tools)));
-                }
-                Err(reason) => {
-                    self.ws.restore(&head)?;
-                    rejected.push(Rejection {
-                        operator: op.id.clone(),
-                        targets: proposal.targets.clone(),
-                        reason,
-                    });
-                }
-            }
-        }
-        self.ws.restore(&head)?;
-        let reason = rejected
-            .last()
-            .map_or("no operator applies to this server".to_string(), |r| {
-                r.reason.clone()
-            });
-        Ok(Err(RoundOutcome {
-            version: format!("v{}", self.number),
-            commit: None,
-            operator: rejected.last().map(|r| r.operator.clone()),
-            tools: rejected
-                .last()
-                .map(|r| r.targets.clone())
-                .unwrap_or_default(),
-            status: "failed",
-            attempts: rejected.len() as u32,
-            reason: Some(reason),
-            timings: Timings::default(),
-        }))
-    }
-
-    /// An operator, by seed, among those that apply to some tool and were not tried yet.
-    fn choose<'o>(
-        &'o self,
-        inventory: &crate::inventory::Inventory,
-        seed: u64,
-        tried: &BTreeSet<String>,
-    ) -> Option<&'o Operator> {
-        let fitting: Vec<&Operator> = self
-            .all_ops
-            .iter()
-            .filter(|op| !tried.contains(&op.id))
-            .filter(|op| {
-                inventory
-                    .tools
-                    .iter()
-                    .any(|t| rules::applies(&op.id, t, &inventory.tools).is_ok())
-            })
-            .collect();
-        Rng::new(seed).pick(&fitting).copied()
-    }
-
-    /// Applies a proposal and judges it; Err holds the reason in words.
-    async fn validate(
-        &self,
-        op: &Operator,
-        proposal: &mutate::Proposal,
-        previous: &LiveTools,
-        statuses: &BTreeMap<String, Status>,
-    ) -> Attempt {
-        let started = std::time::Instant::now();
-        let changed_files = edit::apply(self.root, &proposal.hunks).map_err(|e| e.to_string());
-        let checked = changed_files.and_then(|files| {
-            crate::check::check_trees(self.root, &files).map_err(|e| e.to_string())?;
-            crate::check::NodeCheck::spawn(self.root, &files).map_err(|e| e.to_string())
-        });
-        add(&self.clock.check, started);
-        let node_check = checked?;
-        let started = std::time::Instant::now();
-        // `node --check` runs while the server starts; its verdict comes first all the same.
-        let result = self.run_server(op, proposal, previous, statuses).await;
-        let node_verdict = node_check.wait().map_err(|e| e.to_string());
-        add(&self.clock.server, started);
-        node_verdict?;
-        result
-    }
-
-    /// Starts the new version, checks its schema change and runs the functional tests.
-    async fn run_server(
-        &self,
-        op: &Operator,
-        proposal: &mutate::Proposal,
-        previous: &LiveTools,
-        statuses: &BTreeMap<String, Status>,
-    ) -> Attempt {
-        let mut session = Session::start(self.root, self.config, &[], self.opts.timeout)
-            .await
-            .map_err(|e| e.to_string())?;
-        let listed = session.list_tools().await;
-        let tests = match &listed {
-            Ok(live) => {
-                let changes = schema::diff(&previous.tools, &live.tools);
-                let (added, changed) = touched(&changes);
-                if let Err(violations) = contract::check(&op.contract, &changes, &proposal.targets)
-                {
-                    session.close().await;
-                    return Err(format!(
-                        "the schema change breaks the contract of {}: {}",
-                        op.id,
-                        violations.join("; ")
-                    ));
-                }
-                Some((
-                    changes,
-                    validate::run(&session, &live.tools, &added, &changed, statuses).await,
-                ))
-            }
-            Err(_) => None,
-        };
-        let tmp = session.tmp_path().map(Path::to_path_buf);
-        session.close().await;
-        let mut live = listed.map_err(|e| e.to_string())?;
-        record::scrub_tmp(&mut live, tmp.as_deref());
-        let (changes, tests) = tests.expect("listed is Ok here");
-        if let Some(failed) = tests.iter().find(|t| !t.passed) {
-            return Err(format!(
-                "test of `{}` failed: {}",
-                failed.tool,
-                failed.reason.as_deref().unwrap_or("")
-            ));
-        }
-        let record = RoundRecord {
-            version: format!("v{}", self.number),
-            round: self.number,
-            operator: Some(op.id.clone()),
-            operator_name: Some(op.name.clone()),
-            backend: "rules".into(),
-            seed: None,
-            targets: proposal.targets.clone(),
-            added: proposal.added.clone(),
-            summary: proposal.summary.clone(),
-            hunks: proposal.hunks.clone(),
-            patterns: schema::round_patterns(&changes),
-            schema_changes: changes,
-            tests,
-            attempts: 0,
-            rejected: Vec::new(),
-        };
-        Ok((record, live))
-    }
-}
-
 /// Marks tools whose live schema leaves out parameter descriptions that their source gives.
 /// A server whose listed parameters never carry a description also hides the ones written.
 fn mark_opaque_params(inventory: &mut crate::inventory::Inventory, live: &LiveTools) {
@@ -515,4 +283,16 @@ fn touched(changes: &[schema::SchemaChange]) -> (BTreeSet<String>, BTreeSet<Stri
 fn mix(seed: u64, round: u32, attempt: u32) -> u64 {
     let mut rng = Rng::new(seed ^ ((round as u64) << 32) ^ attempt as u64);
     rng.next()
+}
+
+impl Clock {
+    pub(super) fn timings(&self) -> Timings {
+        Timings {
+            anchor_ms: self.anchor.get(),
+            mutate_ms: self.mutate.get(),
+            check_ms: self.check.get(),
+            server_ms: self.server.get(),
+            commit_ms: 0.0,
+        }
+    }
 }
