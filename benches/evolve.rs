@@ -52,6 +52,8 @@ fn main() {
             stages: evolve::default_stages(),
         };
         let opts = Options {
+            backend: evolve::Backend::Rules,
+            operator_dirs: vec![],
             rounds: ROUNDS,
             seed: 7,
             operators: vec![],

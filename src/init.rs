@@ -117,8 +117,11 @@ async fn build(source: &str, workdir: &Path, opts: &InitOptions) -> Result<Versi
         tests,
         attempts: 1,
         rejected: Vec::new(),
+        generated_tests: Vec::new(),
+        usage: None,
+        model: None,
     };
-    record::write(workdir, &round, &live)?;
+    record::write(workdir, &round, &live, &[])?;
     let ws = Workspace::create(workdir)?;
     let v0 = ws.commit_version(0, &round.commit_message())?;
     ws.set_stage_tags(&opts.stages)?;

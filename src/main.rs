@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 
 use mcpevol::catalog::Catalog;
 use mcpevol::inventory::{Inventory, Span};
+use mcpevol::llm::{LlmClient, LlmConfig};
 use mcpevol::server;
 use mcpevol::survey::{self, PackageSurvey};
 use mcpevol::workspace::Workspace;
@@ -84,6 +85,21 @@ enum Command {
         /// Attempts per round before it is reported as failed.
         #[arg(long, default_value_t = evolve::MAX_ATTEMPTS)]
         max_attempts: u32,
+        /// The model (openai backend); default from OPENAI_MODEL or gpt-4o-mini.
+        #[arg(long)]
+        model: Option<String>,
+        /// An OpenAI-compatible endpoint (openai backend); default from OPENAI_BASE_URL.
+        #[arg(long)]
+        base_url: Option<String>,
+        /// Seconds one model request may take.
+        #[arg(long, default_value_t = 120.0)]
+        request_timeout: f64,
+        /// The workspace whose recorded exchanges to replay (replay backend).
+        #[arg(long)]
+        from: Option<PathBuf>,
+        /// A folder of your own operator files, beside the built-in ones (repeatable).
+        #[arg(long = "operators")]
+        operator_dirs: Vec<PathBuf>,
     },
     /// The versions of a workspace, oldest first.
     Log {
@@ -118,11 +134,18 @@ enum Command {
 
 #[derive(Subcommand)]
 enum OperatorsCommand {
-    /// List the built-in operators.
+    /// List the built-in operators and those of --operators folders.
     List {
         #[arg(long)]
         json: bool,
+        /// A folder of your own operator files (repeatable).
+        #[arg(long = "operators")]
+        operator_dirs: Vec<PathBuf>,
     },
+    /// Check operator files (a file or a folder): front matter, contract, prompt placeholders.
+    Check { path: PathBuf },
+    /// Print a commented template for a new operator file.
+    New { id: String, name: String },
 }
 
 fn parse_env(s: &str) -> Result<(String, String), String> {
@@ -233,13 +256,35 @@ fn run(cli: Cli) -> Result<()> {
             timeout,
             stages,
             max_attempts,
+            model,
+            base_url,
+            request_timeout,
+            from,
+            operator_dirs,
         } => {
-            if backend != "rules" {
-                anyhow::bail!(
-                    "backend `{backend}` is not available yet; use `--backend rules` (the default, no network needed)"
-                );
-            }
+            let backend = match (backend.as_str(), from) {
+                ("rules", _) => evolve::Backend::Rules,
+                ("openai", _) => {
+                    let mut config = LlmConfig::from_env(model, base_url);
+                    config.timeout = seconds(request_timeout)?;
+                    let model = config.model.clone();
+                    let client = LlmClient::new(config).context("cannot set up the LLM client")?;
+                    evolve::Backend::Llm {
+                        chat: std::sync::Arc::new(client),
+                        model,
+                    }
+                }
+                ("replay", Some(from)) => evolve::Backend::Replay { from },
+                ("replay", None) => anyhow::bail!(
+                    "--backend replay needs --from <WORKDIR>, the workspace whose exchanges to replay"
+                ),
+                (other, _) => {
+                    anyhow::bail!("unknown backend `{other}`; use rules, openai or replay")
+                }
+            };
             let opts = evolve::Options {
+                backend,
+                operator_dirs,
                 rounds,
                 seed,
                 operators,
@@ -305,9 +350,13 @@ fn run(cli: Cli) -> Result<()> {
             }
         }
         Command::Operators {
-            command: OperatorsCommand::List { json },
+            command:
+                OperatorsCommand::List {
+                    json,
+                    operator_dirs,
+                },
         } => {
-            let ops = operators::builtin();
+            let ops = operators::load_all(&operator_dirs)?;
             if json {
                 let list: Vec<_> = ops
                     .iter()
@@ -327,6 +376,26 @@ fn run(cli: Cli) -> Result<()> {
                     );
                 }
             }
+        }
+        Command::Operators {
+            command: OperatorsCommand::Check { path },
+        } => match operators::check_path(&path) {
+            Ok(ops) => println!("{}: {} operator file(s) fine", path.display(), ops.len()),
+            Err(problems) => {
+                for p in &problems {
+                    eprintln!("{p}");
+                }
+                anyhow::bail!("{} problem(s) in {}", problems.len(), path.display());
+            }
+        },
+        Command::Operators {
+            command: OperatorsCommand::New { id, name },
+        } => {
+            anyhow::ensure!(
+                operators::valid_id(&id),
+                "`{id}` is not a valid operator id (a letter, then letters, digits, - or _)"
+            );
+            print!("{}", operators::template(&id, &name));
         }
         Command::Survey {
             catalog,

@@ -2,11 +2,19 @@
 //! Markdown files with TOML front matter (`id`, `name`, `level`, `patterns`, `summary`, and the
 //! `[contract]` the round's schema change must meet) and a body that explains and prompts.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use crate::contract::Contract;
+use crate::prompt::{self, PromptError, Prompts};
+
+mod check;
+mod template;
+
+pub use check::{CheckProblem, check_path};
+pub use template::template;
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Hash)]
 #[serde(rename_all = "UPPERCASE")]
@@ -14,6 +22,17 @@ pub enum Level {
     Tool,
     Param,
     Desc,
+}
+
+impl Level {
+    /// As written in operator files: `TOOL`, `PARAM`, `DESC`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Tool => "TOOL",
+            Level::Param => "PARAM",
+            Level::Desc => "DESC",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -28,6 +47,36 @@ pub struct Operator {
     pub body: String,
     /// Where it came from, as shown to people ("operators/O05-flexible-expansion.md").
     pub file: String,
+    /// The `## Prompt` section: the mutation prompt template, comments removed.
+    pub prompt: String,
+    /// The `## Examples` section (empty when absent): `{{examples}}` in the prompt.
+    pub examples: String,
+    /// The `## Function` section: `{{function}}` in the prompt.
+    pub function: String,
+    /// The `## Instructions` section: `{{instructions}}` in the prompt.
+    pub instructions: String,
+}
+
+impl Operator {
+    /// The mutation prompt: the `## Prompt` template filled with `values`, its `{{examples}}`,
+    /// `{{function}}` and `{{instructions}}` with the file's own sections (themselves filled
+    /// with `values`). `operator_id`, `operator_name` and `contract` default to this operator's.
+    pub fn mutation_prompt(&self, values: &BTreeMap<&str, String>) -> Result<String, PromptError> {
+        let mut all = values.clone();
+        all.entry("operator_id").or_insert_with(|| self.id.clone());
+        all.entry("operator_name")
+            .or_insert_with(|| self.name.clone());
+        all.entry("contract")
+            .or_insert_with(|| prompt::contract_words(&self.contract));
+        // Sections are filled before they become values, so a section cannot include one.
+        let filled = [
+            ("examples", prompt::render(&self.examples, &all)?),
+            ("function", prompt::render(&self.function, &all)?),
+            ("instructions", prompt::render(&self.instructions, &all)?),
+        ];
+        all.extend(filled);
+        prompt::render(&self.prompt, &all)
+    }
 }
 
 #[derive(Deserialize)]
@@ -44,35 +93,22 @@ struct FrontMatter {
 
 #[derive(Debug, thiserror::Error)]
 pub enum OperatorError {
-    #[error("{file}:1: no front matter: an operator file starts with a `+++` line")]
-    NoFrontMatter { file: String },
-    #[error("{file}:{line}: the front matter opened here is not closed by a `+++` line")]
-    Unclosed { file: String, line: usize },
-    #[error("{file}:{line}: {why}")]
-    Toml {
-        file: String,
-        line: usize,
-        why: String,
-    },
-    #[error("{file}:{line}: the front matter has no [contract] table")]
-    NoContract { file: String, line: usize },
-    #[error("{file}:{line}: operator id `{id}` is not `O` followed by a number")]
-    BadId {
-        file: String,
-        line: usize,
-        id: String,
-    },
+    /// Every problem found, one `file:line: message` a line.
+    #[error("{}", lines(.0))]
+    Invalid(Vec<CheckProblem>),
     #[error("cannot read {path}: {source}")]
     Read {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("{first} and {second} both define operator {id}")]
-    Duplicate {
-        id: String,
-        first: String,
-        second: String,
-    },
+}
+
+fn lines(problems: &[CheckProblem]) -> String {
+    problems
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The operators shipped with mcpevol, compiled in so the binary needs no files beside it.
@@ -142,112 +178,102 @@ pub fn number(id: &str) -> Option<u32> {
     digits.parse().ok()
 }
 
-/// Reads one operator file; `file` names it in errors and in [`Operator::file`].
-pub fn parse(text: &str, file: &str) -> Result<Operator, OperatorError> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut lines = text.split_inclusive('\n');
-    let is_fence = |l: &str| l.trim_end() == "+++";
-    if !lines.next().is_some_and(is_fence) {
-        return Err(OperatorError::NoFrontMatter { file: file.into() });
-    }
-    let start = text.find('\n').map_or(text.len(), |i| i + 1);
-    let mut offset = start;
-    let mut end = None;
-    for l in lines {
-        if is_fence(l) {
-            end = Some((offset, offset + l.len()));
-            break;
-        }
-        offset += l.len();
-    }
-    let Some((fm_end, body_start)) = end else {
-        return Err(OperatorError::Unclosed {
-            file: file.into(),
-            line: 1,
-        });
-    };
-    let front = &text[start..fm_end];
-    // Line numbers count from the file's first line; the front matter starts on line 2.
-    let line_at = |byte: usize| 2 + front[..byte.min(front.len())].matches('\n').count();
-    let fm: FrontMatter = toml::from_str(front).map_err(|e| OperatorError::Toml {
-        file: file.into(),
-        line: e.span().map_or(2, |s| line_at(s.start)),
-        why: e.message().to_string(),
-    })?;
-    let line_of = |key: &str| {
-        front
-            .lines()
-            .position(|l| l.trim_start().starts_with(key))
-            .map_or(2, |i| i + 2)
-    };
-    let Some(contract) = fm.contract else {
-        return Err(OperatorError::NoContract {
-            file: file.into(),
-            line: 1 + front.lines().count() + 1,
-        });
-    };
-    if number(&fm.id).is_none() {
-        return Err(OperatorError::BadId {
-            file: file.into(),
-            line: line_of("id"),
-            id: fm.id,
-        });
-    }
-    Ok(Operator {
-        id: fm.id,
-        name: fm.name,
-        level: fm.level,
-        patterns: fm.patterns,
-        summary: fm.summary,
-        contract,
-        body: text[body_start..]
-            .trim_start_matches(['\n', '\r'])
-            .to_string(),
-        file: file.into(),
-    })
+/// Whether two ids name the same operator: "O5" = "o05", "U1" = "u1".
+pub fn same_id(a: &str, b: &str) -> bool {
+    id_key(a) == id_key(b)
 }
 
-/// Every `*.md` operator file of a folder (a `README.md` is documentation, not an operator),
-/// sorted by number; two files with the same id are an error.
+fn id_key(id: &str) -> String {
+    number(id).map_or_else(|| id.to_ascii_lowercase(), |n| format!("O{n}"))
+}
+
+/// Whether an id is well formed: a letter, then letters, digits, `_` or `-` ("U1", "X-myop").
+pub fn valid_id(id: &str) -> bool {
+    let mut bytes = id.bytes();
+    bytes.next().is_some_and(|b| b.is_ascii_alphabetic())
+        && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// Reads one operator file; `file` names it in errors and in [`Operator::file`]. Every problem
+/// of the file is reported, not just the first.
+pub fn parse(text: &str, file: &str) -> Result<Operator, OperatorError> {
+    let read = check::read_operator(text, file);
+    match read.op {
+        Some(op) if read.problems.is_empty() => Ok(op),
+        _ => Err(OperatorError::Invalid(read.problems)),
+    }
+}
+
+/// The operators of a folder (`*.md`; `README.md` is documentation and `_*.md` are shared
+/// prompts, checked but not returned): numbered ids first by number, then the others by id.
+/// Two files with the same id are an error.
 pub fn load_dir(dir: &Path) -> Result<Vec<Operator>, OperatorError> {
-    let read_err = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| OperatorError::Read { path, source }
-    };
-    let mut paths = Vec::new();
-    for entry in std::fs::read_dir(dir).map_err(read_err(dir))? {
-        let path = entry.map_err(read_err(dir))?.path();
-        let name = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or_default();
-        if path.extension().is_some_and(|e| e == "md") && !name.eq_ignore_ascii_case("README.md") {
-            paths.push(path);
-        }
+    let files = check::md_files(dir).map_err(|source| OperatorError::Read {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let (loaded, problems) = check::gather(&files);
+    if !problems.is_empty() {
+        return Err(OperatorError::Invalid(problems));
     }
-    paths.sort();
-    let mut ops = Vec::new();
-    for path in paths {
-        let text = std::fs::read_to_string(&path).map_err(read_err(&path))?;
-        ops.push(parse(&text, &path.display().to_string())?);
-    }
-    ops.sort_by_key(|o| number(&o.id));
-    for pair in ops.windows(2) {
-        if number(&pair[0].id) == number(&pair[1].id) {
-            return Err(OperatorError::Duplicate {
-                id: pair[1].id.clone(),
-                first: pair[0].file.clone(),
-                second: pair[1].file.clone(),
-            });
-        }
-    }
+    let mut ops: Vec<Operator> = loaded.into_iter().map(|l| l.op).collect();
+    ops.sort_by_key(|o| (number(&o.id).is_none(), number(&o.id), o.id.clone()));
     Ok(ops)
 }
 
-/// The operator with this id, however it is written ("O5", "o5", "O05").
+/// The built-in operators, then the user operators of `extra_dirs` sorted by id. A user id
+/// must not be a built-in one; a folder's copy of a built-in file (the `operators/` folder of
+/// this repository) is the built-in itself and is not loaded twice.
+pub fn load_all(extra_dirs: &[PathBuf]) -> Result<Vec<Operator>, OperatorError> {
+    let mut files = Vec::new();
+    for dir in extra_dirs {
+        files.extend(check::md_files(dir).map_err(|source| OperatorError::Read {
+            path: dir.clone(),
+            source,
+        })?);
+    }
+    let (loaded, problems) = check::gather(&files);
+    if !problems.is_empty() {
+        return Err(OperatorError::Invalid(problems));
+    }
+    let mut user: Vec<Operator> = loaded
+        .into_iter()
+        .filter(|l| !l.is_builtin)
+        .map(|l| l.op)
+        .collect();
+    user.sort_by(|a, b| a.id.cmp(&b.id));
+    let mut ops = builtin();
+    ops.extend(user);
+    Ok(ops)
+}
+
+/// The shared prompts: the built-in ones, each replaced by a `_select.md`, `_feedback.md` or
+/// `_tests.md` found in `extra_dirs` (a later folder wins).
+pub fn load_prompts(extra_dirs: &[PathBuf]) -> Result<Prompts, OperatorError> {
+    let mut prompts = prompt::builtin_prompts();
+    for dir in extra_dirs {
+        for kind in prompt::PromptKind::SHARED {
+            let path = dir.join(kind.file_name().unwrap_or_default());
+            if !path.is_file() {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).map_err(|source| OperatorError::Read {
+                path: path.clone(),
+                source,
+            })?;
+            let problems = check::read_prompt(kind, &text, &path.display().to_string());
+            if !problems.is_empty() {
+                return Err(OperatorError::Invalid(problems));
+            }
+            prompts.set(kind, prompt::clean(&text, &prompt::blank_comments(&text)));
+        }
+    }
+    Ok(prompts)
+}
+
+/// The operator with this id, however it is written ("O5", "o5", "O05"; "u1" for "U1").
 pub fn find<'a>(ops: &'a [Operator], id: &str) -> Option<&'a Operator> {
-    let n = number(id)?;
-    ops.iter().find(|o| number(&o.id) == Some(n))
+    ops.iter().find(|o| same_id(&o.id, id))
 }
 
 #[cfg(test)]

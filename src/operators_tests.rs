@@ -1,4 +1,4 @@
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::*;
 use crate::contract::check;
@@ -127,7 +127,7 @@ fn cases(id: &str) -> (Vec<SchemaChange>, Vec<SchemaChange>, Vec<&'static str>) 
 }
 
 #[test]
-fn every_built_in_operator_file_parses_with_a_function_section() {
+fn every_built_in_operator_file_parses_with_its_four_sections() {
     let ops = builtin();
     assert_eq!(ops.len(), 11);
     for op in &ops {
@@ -148,6 +148,16 @@ fn every_built_in_operator_file_parses_with_a_function_section() {
             "{}",
             op.file
         );
+        for (name, text) in [
+            ("Prompt", &op.prompt),
+            ("Examples", &op.examples),
+            ("Function", &op.function),
+            ("Instructions", &op.instructions),
+        ] {
+            assert!(!text.is_empty(), "{} has an empty ## {name}", op.file);
+        }
+        assert!(op.instructions.contains("<<<<<<< SEARCH"), "{}", op.file);
+        assert!(op.examples.contains(">>>>>>> REPLACE"), "{}", op.file);
     }
 }
 
@@ -255,16 +265,87 @@ fn built_in_patterns_are_known_table_10_patterns() {
     }
 }
 
-const GOOD: &str = "+++\nid = \"O12\"\nname = \"X\"\nlevel = \"DESC\"\nsummary = \"s\"\n[contract]\nallow = [\"tool-description-changed\"]\n+++\n\n## Function\n\nText.\n";
+/// A user operator: lines 2 (id) to 7 (allow) are front matter, 14 is `## Prompt`, 16 its text.
+const GOOD: &str = "+++\nid = \"O12\"\nname = \"X\"\nlevel = \"DESC\"\nsummary = \"s\"\n[contract]\nallow = [\"tool-description-changed\"]\n+++\n\n## Function\n\nText.\n\n## Prompt\n\nDo {{operator_name}} on {{targets}}: {{function}}\n";
+
+fn messages(problems: &[CheckProblem]) -> Vec<String> {
+    problems.iter().map(ToString::to_string).collect()
+}
+
+/// The problems of `text` checked as the file `name` of a fresh folder, as `name:line: ...`.
+fn problems_of(name: &str, text: &str) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
+    std::fs::write(&path, text).unwrap();
+    let problems = check_path(&path).expect_err("the file should be rejected");
+    let prefix = format!("{}:", path.display());
+    messages(&problems)
+        .into_iter()
+        .map(|m| m.replacen(&prefix, &format!("{name}:"), 1))
+        .collect()
+}
 
 #[test]
-fn a_user_operator_parses_with_its_body_and_file() {
+fn a_user_operator_parses_with_its_body_sections_and_file() {
     let op = parse(GOOD, "mine/O12-x.md").unwrap();
+    assert_eq!((op.id.as_str(), op.file.as_str()), ("O12", "mine/O12-x.md"));
+    assert!(op.body.starts_with("## Function\n\nText.\n"), "{}", op.body);
     assert_eq!(
-        (op.id.as_str(), op.file.as_str(), op.body.as_str()),
-        ("O12", "mine/O12-x.md", "## Function\n\nText.\n")
+        (op.function.as_str(), op.prompt.as_str()),
+        ("Text.", "Do {{operator_name}} on {{targets}}: {{function}}")
     );
     assert!(op.contract.targets_only);
+}
+
+#[test]
+fn a_mutation_prompt_fills_its_sections_and_defaults_to_its_own_name() {
+    let op = parse(GOOD, "x.md").unwrap();
+    let values = BTreeMap::from([("targets", "get_forecast".to_string())]);
+    assert_eq!(
+        op.mutation_prompt(&values).unwrap(),
+        "Do X on get_forecast: Text."
+    );
+}
+
+#[test]
+fn every_built_in_mutation_prompt_renders_with_the_values_evolve_supplies() {
+    for op in builtin() {
+        let values: BTreeMap<&str, String> = crate::prompt::PromptKind::Mutation
+            .supplied()
+            .iter()
+            .filter(|k| !crate::prompt::SECTIONS.contains(k))
+            .map(|k| (*k, format!("<{k}>")))
+            .collect();
+        let text = op.mutation_prompt(&values).unwrap();
+        for k in values.keys() {
+            assert!(
+                text.contains(&format!("<{k}>")),
+                "{} never shows {k}",
+                op.id
+            );
+        }
+        assert!(
+            text.contains(&op.function) && text.contains("<<<<<<< SEARCH"),
+            "{}",
+            op.id
+        );
+        assert!(!text.contains("{{") && !text.contains("<!--"), "{}", op.id);
+    }
+}
+
+#[test]
+fn every_built_in_operator_and_prompt_file_passes_the_check() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("operators");
+    let ops = check_path(&dir).unwrap_or_else(|p| panic!("{}", messages(&p).join("\n")));
+    assert_eq!(ops.len(), 11);
+    for name in [
+        "_select.md",
+        "_feedback.md",
+        "_tests.md",
+        "O05-flexible-expansion.md",
+    ] {
+        check_path(&dir.join(name)).unwrap_or_else(|p| panic!("{}", messages(&p).join("\n")));
+    }
 }
 
 #[test]
@@ -275,54 +356,241 @@ fn a_file_without_front_matter_is_an_error_naming_the_file() {
         "x.md:1: no front matter: an operator file starts with a `+++` line"
     );
     let e = parse("+++\nid = \"O1\"\n", "x.md").unwrap_err();
-    assert!(matches!(e, OperatorError::Unclosed { .. }), "{e}");
+    assert!(e.to_string().contains("not closed by a `+++` line"), "{e}");
 }
 
 #[test]
-fn bad_toml_is_reported_at_its_line() {
-    let e = parse(&GOOD.replace("summary = \"s\"", "summary = s"), "x.md").unwrap_err();
-    assert!(e.to_string().starts_with("x.md:5: "), "{e}");
+fn malformed_front_matter_is_reported_at_its_line() {
+    let e = problems_of("u.md", &GOOD.replace("summary = \"s\"", "summary = s"));
+    assert!(
+        e.len() == 1 && e[0].starts_with("u.md:5: front matter: "),
+        "{e:?}"
+    );
+    let e = problems_of(
+        "u.md",
+        &GOOD.replace("level = \"DESC\"", "level = \"DESC\"\ncolour = \"red\""),
+    );
+    assert!(
+        e.len() == 1 && e[0].starts_with("u.md:5: ") && e[0].contains("colour"),
+        "{e:?}"
+    );
 }
 
 #[test]
 fn an_unknown_change_kind_is_reported_at_its_line() {
-    let e = parse(
+    let e = problems_of(
+        "u.md",
         &GOOD.replace("tool-description-changed", "tool-desc-change"),
-        "x.md",
-    )
-    .unwrap_err();
-    let msg = e.to_string();
+    );
     assert!(
-        msg.starts_with("x.md:7: ") && msg.contains("tool-desc-change"),
-        "{msg}"
+        e[0].starts_with("u.md:7: ") && e[0].contains("tool-desc-change"),
+        "{e:?}"
     );
 }
 
 #[test]
-fn a_missing_contract_is_an_error() {
-    let text = GOOD.replace("[contract]\nallow = [\"tool-description-changed\"]\n", "");
-    let e = parse(&text, "x.md").unwrap_err();
-    assert_eq!(
-        e.to_string(),
-        "x.md:6: the front matter has no [contract] table"
+fn a_missing_contract_is_reported_at_the_closing_fence() {
+    let e = problems_of(
+        "u.md",
+        &GOOD.replace("[contract]\nallow = [\"tool-description-changed\"]\n", ""),
+    );
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(
+        e[0].starts_with("u.md:6: the front matter has no [contract] table"),
+        "{e:?}"
     );
 }
 
 #[test]
-fn an_id_that_is_not_o_and_a_number_is_an_error() {
-    let e = parse(&GOOD.replace("O12", "X1"), "x.md").unwrap_err();
-    assert_eq!(
-        e.to_string(),
-        "x.md:2: operator id `X1` is not `O` followed by a number"
+fn a_missing_prompt_section_is_reported_at_the_end_of_the_file() {
+    let text = GOOD.split("\n## Prompt").next().unwrap();
+    let e = problems_of("u.md", text);
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(e[0].starts_with("u.md:12: no `## Prompt` section"), "{e:?}");
+}
+
+#[test]
+fn an_unknown_placeholder_is_reported_at_its_line() {
+    let e = problems_of("u.md", &GOOD.replace("{{targets}}", "{{target}}"));
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(
+        e[0].starts_with("u.md:16: unknown placeholder {{target}}"),
+        "{e:?}"
     );
 }
 
 #[test]
-fn two_files_with_the_same_id_in_a_folder_are_an_error() {
+fn a_placeholder_the_mutation_prompt_has_no_value_for_is_reported() {
+    let e = problems_of("u.md", &GOOD.replace("{{targets}}", "{{operators}}"));
+    assert!(
+        e.len() == 1 && e[0].starts_with("u.md:16: placeholder {{operators}} has no value"),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn a_section_placeholder_needs_its_section_and_cannot_be_nested() {
+    let e = problems_of("u.md", &GOOD.replace("{{function}}", "{{examples}}"));
+    assert!(
+        e.len() == 1
+            && e[0].starts_with("u.md:16: {{examples}} is used but the file has no `## Examples`"),
+        "{e:?}"
+    );
+    let e = problems_of("u.md", &GOOD.replace("Text.", "Text {{instructions}}."));
+    assert!(
+        e.len() == 1 && e[0].starts_with("u.md:12: {{instructions}} belongs in `## Prompt`"),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn every_problem_of_a_file_is_reported_in_one_check() {
+    let text = GOOD
+        .replace("id = \"O12\"", "id = \"1-bad\"")
+        .replace("Text.", "Text {{nope}}.")
+        .replace("{{targets}}", "{{targetz}}");
+    let e = problems_of("u.md", &text);
+    let lines: Vec<&str> = e.iter().map(|m| m.split(": ").next().unwrap()).collect();
+    assert_eq!(lines, ["u.md:2", "u.md:12", "u.md:16"], "{e:?}");
+    assert!(
+        e[0].contains("operator id `1-bad` is not a letter"),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn an_unknown_shared_prompt_file_and_a_bad_one_are_reported() {
+    let e = problems_of("_other.md", "hello");
+    assert!(
+        e[0].starts_with("_other.md:1: files starting with `_` are shared prompts"),
+        "{e:?}"
+    );
+    let e = problems_of("_feedback.md", "<!-- {{tool}} -->\nFix it:\n{{schema}}\n");
+    assert_eq!(e.len(), 2, "{e:?}");
+    assert!(
+        e[0].starts_with("_feedback.md:1: _feedback.md never uses {{error}}"),
+        "{e:?}"
+    );
+    assert!(
+        e[1].starts_with("_feedback.md:3: placeholder {{schema}} has no value"),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn two_files_with_the_same_id_in_a_folder_are_reported_with_both_files() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("a.md"), GOOD).unwrap();
-    std::fs::write(dir.path().join("b.md"), GOOD.replace("O12", "O012")).unwrap();
+    std::fs::write(dir.path().join("b.md"), GOOD.replace("O12", "o012")).unwrap();
     std::fs::write(dir.path().join("README.md"), "not an operator").unwrap();
-    let e = load_dir(dir.path()).unwrap_err();
-    assert!(matches!(e, OperatorError::Duplicate { .. }), "{e}");
+    let e = messages(&check_path(dir.path()).unwrap_err());
+    let a = dir.path().join("a.md").display().to_string();
+    let b = dir.path().join("b.md").display().to_string();
+    assert_eq!(
+        e,
+        [format!(
+            "{b}:2: operator id `o012` is already defined in {a}:2"
+        )]
+    );
+    assert!(matches!(
+        load_dir(dir.path()),
+        Err(OperatorError::Invalid(_))
+    ));
+}
+
+#[test]
+fn a_user_file_reusing_a_built_in_id_is_rejected_naming_both_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let mine = dir.path().join("mine.md");
+    std::fs::write(&mine, GOOD.replace("O12", "O5")).unwrap();
+    let e = load_all(&[dir.path().to_path_buf()])
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with(&format!("{}:2: ", mine.display())), "{e}");
+    assert!(
+        e.contains("clashes with built-in operator O5 Flexible Expansion (operators/O05-flexible-expansion.md)"),
+        "{e}"
+    );
+    assert!(check_path(&mine).is_err());
+}
+
+#[test]
+fn load_all_puts_user_operators_after_the_built_ins_sorted_by_id() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("b.md"), GOOD.replace("O12", "X-myop")).unwrap();
+    std::fs::write(dir.path().join("a.md"), GOOD.replace("O12", "U1")).unwrap();
+    let ops = load_all(&[dir.path().to_path_buf()]).unwrap();
+    let ids: Vec<&str> = ops.iter().map(|o| o.id.as_str()).collect();
+    assert_eq!(
+        ids[..11],
+        builtin().iter().map(|o| o.id.as_str()).collect::<Vec<_>>()[..]
+    );
+    assert_eq!(ids[11..], ["U1", "X-myop"]);
+    assert_eq!(find(&ops, "u1").map(|o| o.id.as_str()), Some("U1"));
+}
+
+#[test]
+fn load_all_with_one_user_operator_lists_twelve_and_the_repository_folder_adds_none() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("u1.md"), GOOD.replace("O12", "U1")).unwrap();
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("operators");
+    let ops = load_all(&[dir.path().to_path_buf(), repo]).unwrap();
+    assert_eq!(ops.len(), 12);
+    assert!(load_all(&[dir.path().join("missing")]).is_err());
+}
+
+#[test]
+fn the_template_passes_the_check_as_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("U7-mine.md");
+    std::fs::write(&path, template("U7", "My \"Op\"")).unwrap();
+    let ops = check_path(&path).unwrap_or_else(|p| panic!("{}", messages(&p).join("\n")));
+    assert_eq!(
+        (ops[0].id.as_str(), ops[0].name.as_str()),
+        ("U7", "My 'Op'")
+    );
+    assert!(!ops[0].prompt.contains("<!--") && !ops[0].function.is_empty());
+    let values: BTreeMap<&str, String> = crate::prompt::PromptKind::Mutation
+        .supplied()
+        .iter()
+        .map(|k| (*k, String::new()))
+        .collect();
+    assert!(ops[0].mutation_prompt(&values).is_ok());
+}
+
+#[test]
+fn the_documented_example_operator_passes_the_check() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/operators");
+    let ops = check_path(&dir).unwrap_or_else(|p| panic!("{}", messages(&p).join("\n")));
+    assert_eq!(
+        ops.iter().map(|o| o.id.as_str()).collect::<Vec<_>>(),
+        ["U1"]
+    );
+    assert_eq!(load_all(&[dir]).unwrap().len(), 12);
+}
+
+#[test]
+fn user_prompt_files_replace_the_built_in_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("_feedback.md"),
+        "<!-- mine -->\nNo: {{error}}\n",
+    )
+    .unwrap();
+    let prompts = load_prompts(&[dir.path().to_path_buf()]).unwrap();
+    assert_eq!(prompts.feedback, "No: {{error}}");
+    assert_eq!(prompts.select, crate::prompt::builtin_prompts().select);
+    std::fs::write(dir.path().join("_tests.md"), "no schema here").unwrap();
+    assert!(load_prompts(&[dir.path().to_path_buf()]).is_err());
+}
+
+#[test]
+fn ids_are_a_letter_then_letters_digits_underscores_or_hyphens() {
+    for ok in ["U1", "X-myop", "o5", "a_b"] {
+        assert!(valid_id(ok), "{ok}");
+    }
+    for bad in ["1X", "", "-a", "my op", "é1"] {
+        assert!(!valid_id(bad), "{bad}");
+    }
+    assert!(same_id("O05", "o5") && same_id("U1", "u1") && !same_id("U1", "U10"));
 }

@@ -13,6 +13,7 @@ use crate::workspace::{Workspace, WorkspaceError};
 
 pub const ROUND_PATH: &str = ".mcpevol/round.json";
 pub const TOOLS_PATH: &str = ".mcpevol/tools.json";
+pub const EXCHANGES_PATH: &str = ".mcpevol/exchanges.jsonl";
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct RoundRecord {
@@ -35,6 +36,25 @@ pub struct RoundRecord {
     pub attempts: u32,
     /// Attempts that were rolled back, and why.
     pub rejected: Vec<Rejection>,
+    /// Test cases a model wrote for the changed tools, with their results (LLM backends).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub generated_tests: Vec<GeneratedResult>,
+    /// Tokens the round's model calls used, all attempts together (LLM backends).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<crate::llm::Usage>,
+    /// The model that answered (LLM backends).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+}
+
+/// A generated test case and how the server answered it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct GeneratedResult {
+    pub test: crate::mutate::reply::GeneratedTest,
+    pub status: crate::server::session::Status,
+    pub passed: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -47,10 +67,11 @@ pub struct Rejection {
 impl RoundRecord {
     pub fn tests_passed(&self) -> usize {
         self.tests.iter().filter(|t| t.passed).count()
+            + self.generated_tests.iter().filter(|t| t.passed).count()
     }
 
     pub fn tests_failed(&self) -> usize {
-        self.tests.len() - self.tests_passed()
+        self.tests.len() + self.generated_tests.len() - self.tests_passed()
     }
 
     /// The commit message: a subject, what changed in words, and trailers a script can read.
@@ -96,6 +117,9 @@ impl RoundRecord {
             trailers.push(("Mcpevol-Patterns", self.patterns.join(", ")));
         }
         trailers.push(("Mcpevol-Backend", self.backend.clone()));
+        if let Some(model) = &self.model {
+            trailers.push(("Mcpevol-Model", model.clone()));
+        }
         if let Some(seed) = self.seed {
             trailers.push(("Mcpevol-Seed", seed.to_string()));
         }
@@ -128,8 +152,37 @@ pub enum RecordError {
     Workspace(#[from] WorkspaceError),
 }
 
-/// Writes the records of a version into the work tree, to be committed with it.
-pub fn write(root: &Path, round: &RoundRecord, tools: &LiveTools) -> Result<(), RecordError> {
+/// Writes the records of a version into the work tree, to be committed with it. The model
+/// exchanges of the round go to `exchanges.jsonl`, one per line; a round without any removes
+/// the file, so that it never holds an earlier round's.
+pub fn write(
+    root: &Path,
+    round: &RoundRecord,
+    tools: &LiveTools,
+    exchanges: &[crate::llm::Exchange],
+) -> Result<(), RecordError> {
+    let path = root.join(EXCHANGES_PATH);
+    if exchanges.is_empty() {
+        let _ = std::fs::remove_file(&path);
+    } else {
+        // Timings differ from run to run; the record keeps what a replay needs, and no timings.
+        let lines: Vec<String> = exchanges
+            .iter()
+            .map(|e| {
+                serde_json::to_string(&crate::llm::Exchange {
+                    elapsed_ms: 0,
+                    ..e.clone()
+                })
+                .expect("exchanges serialize")
+            })
+            .collect();
+        std::fs::create_dir_all(root.join(".mcpevol"))
+            .and_then(|_| std::fs::write(&path, lines.join("\n") + "\n"))
+            .map_err(|source| RecordError::Write {
+                path: EXCHANGES_PATH.into(),
+                source,
+            })?;
+    }
     let dir = root.join(".mcpevol");
     std::fs::create_dir_all(&dir).map_err(|source| RecordError::Write {
         path: ".mcpevol".into(),
@@ -171,6 +224,23 @@ pub fn read_round(ws: &Workspace, rev: &str) -> Result<Option<RoundRecord>, Reco
 
 pub fn read_tools(ws: &Workspace, rev: &str) -> Result<Option<LiveTools>, RecordError> {
     read(ws, rev, TOOLS_PATH)
+}
+
+/// The model exchanges recorded with a version, in the order they were made.
+pub fn read_exchanges(ws: &Workspace, rev: &str) -> Result<Vec<crate::llm::Exchange>, RecordError> {
+    let Some(text) = ws.read_at(rev, EXCHANGES_PATH)? else {
+        return Ok(Vec::new());
+    };
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            serde_json::from_str(l).map_err(|e| RecordError::Malformed {
+                path: EXCHANGES_PATH.into(),
+                rev: rev.into(),
+                why: e.to_string(),
+            })
+        })
+        .collect()
 }
 
 /// Replaces the per-run folder that `{tmp}` stood for with the placeholder, so that a record

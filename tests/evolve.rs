@@ -26,6 +26,8 @@ fn init_options() -> InitOptions {
 
 fn options(rounds: u32, seed: u64, operators: &[&str]) -> Options {
     Options {
+        backend: evolve::Backend::Rules,
+        operator_dirs: vec![],
         rounds,
         seed,
         operators: operators.iter().map(|s| s.to_string()).collect(),

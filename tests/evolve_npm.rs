@@ -46,6 +46,8 @@ fn every_real_server_reaches_v5_with_the_rules_backend() {
                         stages: evolve::default_stages(),
                     };
                     let opts = Options {
+                        backend: evolve::Backend::Rules,
+                        operator_dirs: vec![],
                         rounds: 5,
                         seed: 2026,
                         operators: vec![],

@@ -2,6 +2,7 @@
 //! check the schema change against the operator's contract, run the functional tests, and only
 //! then commit the version. A failed attempt is rolled back and another is tried.
 
+mod llm;
 mod round;
 
 use round::Round;
@@ -33,7 +34,35 @@ pub fn default_stages() -> Vec<(String, String)> {
         .collect()
 }
 
+/// What proposes the changes.
+#[derive(Clone)]
+pub enum Backend {
+    /// The deterministic rules: no network.
+    Rules,
+    /// A model behind an OpenAI-compatible endpoint; every exchange is recorded.
+    Llm {
+        chat: std::sync::Arc<dyn crate::llm::Chat>,
+        model: String,
+    },
+    /// The exchanges recorded in another workspace, replayed round by round: no network, and
+    /// the same commits as the evolution that recorded them.
+    Replay { from: std::path::PathBuf },
+}
+
+impl Backend {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Backend::Rules => "rules",
+            Backend::Llm { .. } => "openai",
+            Backend::Replay { .. } => "replay",
+        }
+    }
+}
+
 pub struct Options {
+    pub backend: Backend,
+    /// Folders of user operator files, beside the built-in ones.
+    pub operator_dirs: Vec<std::path::PathBuf>,
     pub rounds: u32,
     pub seed: u64,
     /// Operators to use, one per round in turn; empty to choose by seed among those that apply.
@@ -107,6 +136,12 @@ pub enum EvolveError {
     Server(#[from] crate::server::ServerError),
     #[error("unknown operator {0}; `mcpevol operators list` shows the known ones")]
     UnknownOperator(String),
+    #[error("{0}")]
+    Operators(String),
+    #[error("a prompt could not be filled: {0}")]
+    Prompt(String),
+    #[error("{from} has no recorded round {version} to replay")]
+    NothingToReplay { from: String, version: String },
 }
 
 /// Runs `opts.rounds` rounds on top of the latest version. `report` hears each round as it ends.
@@ -123,7 +158,8 @@ pub async fn evolve(
             paths: dirty.join(", "),
         });
     }
-    let all_ops = operators::builtin();
+    let all_ops = operators::load_all(&opts.operator_dirs)
+        .map_err(|e| EvolveError::Operators(e.to_string()))?;
     let forced: Vec<&Operator> = opts
         .operators
         .iter()
@@ -146,7 +182,7 @@ pub async fn evolve(
     let cache = std::sync::Mutex::new(anchor::Cache::default());
     for k in latest.number + 1..=latest.number + opts.rounds {
         let forced_op = (!forced.is_empty()).then(|| forced[(k as usize - 1) % forced.len()]);
-        let round = Round {
+        let mut round = Round {
             root,
             ws: &ws,
             config: &config,
@@ -155,11 +191,40 @@ pub async fn evolve(
             number: k,
             clock: Clock::default(),
             cache: &cache,
+            backend: opts.backend.name().to_string(),
         };
-        let outcome = match round.run(forced_op, &previous, &statuses).await? {
-            Ok((record, tools)) => {
+        let attempt = match &opts.backend {
+            Backend::Rules => round
+                .run(forced_op, &previous, &statuses)
+                .await?
+                .map(|(r, t)| (r, t, Vec::new())),
+            Backend::Llm { chat, model } => {
+                round
+                    .run_llm(chat.as_ref(), model, forced_op, &previous, &statuses)
+                    .await?
+            }
+            Backend::Replay { from } => {
+                let recorded = Workspace::open(from)?;
+                let tag = format!("v{k}");
+                let original = record::read_round(&recorded, &tag)?.ok_or_else(|| {
+                    EvolveError::NothingToReplay {
+                        from: from.display().to_string(),
+                        version: tag.clone(),
+                    }
+                })?;
+                let replay = crate::llm::Replay::new(record::read_exchanges(&recorded, &tag)?);
+                // The replayed round records what the original did, so that the commits match.
+                round.backend = original.backend.clone();
+                let model = original.model.clone().unwrap_or_default();
+                round
+                    .run_llm(&replay, &model, forced_op, &previous, &statuses)
+                    .await?
+            }
+        };
+        let outcome = match attempt {
+            Ok((record, tools, exchanges)) => {
                 let started = std::time::Instant::now();
-                record::write(root, &record, &tools)?;
+                record::write(root, &record, &tools, &exchanges)?;
                 let version = ws.commit_version(k, &record.commit_message())?;
                 ws.set_stage_tags(&opts.stages)?;
                 let commit_ms = started.elapsed().as_secs_f64() * 1e3;

@@ -10,9 +10,10 @@ use super::{
 use crate::anchor;
 use crate::contract;
 use crate::edit;
+use crate::mutate::reply::GeneratedTest;
 use crate::mutate::{self, Context, Rng, rules};
 use crate::operators::Operator;
-use crate::record::{self, Rejection, RoundRecord};
+use crate::record::{self, GeneratedResult, Rejection, RoundRecord};
 use crate::schema;
 use crate::server::session::{Session, Status};
 use crate::server::{LaunchConfig, LiveTools};
@@ -28,7 +29,20 @@ pub(super) struct Round<'a> {
     pub(super) number: u32,
     pub(super) clock: Clock,
     pub(super) cache: &'a std::sync::Mutex<anchor::Cache>,
+    /// What the round record says made the change: `rules`, or the LLM backend's name.
+    pub(super) backend: String,
 }
+
+/// Asks for extra test cases once a change has passed its contract (the LLM backends' model
+/// writes them); Err is the reason the attempt fails.
+pub(super) type TestGen<'a> = dyn Fn(
+        Vec<schema::SchemaChange>,
+        Vec<serde_json::Value>,
+    ) -> std::pin::Pin<
+        Box<dyn std::future::Future<Output = Result<Vec<GeneratedTest>, String>> + Send + 'a>,
+    > + Send
+    + Sync
+    + 'a;
 
 type Attempt = Result<(RoundRecord, LiveTools), String>;
 
@@ -91,7 +105,7 @@ impl Round<'_> {
                     continue;
                 }
             };
-            let result = self.validate(op, &proposal, previous, statuses).await;
+            let result = self.validate(op, &proposal, previous, statuses, None).await;
             match result {
                 Ok((mut record, tools)) => {
                     record.seed = Some(self.opts.seed);
@@ -152,12 +166,13 @@ impl Round<'_> {
     }
 
     /// Applies a proposal and judges it; Err holds the reason in words.
-    async fn validate(
+    pub(super) async fn validate(
         &self,
         op: &Operator,
         proposal: &mutate::Proposal,
         previous: &LiveTools,
         statuses: &BTreeMap<String, Status>,
+        generate: Option<&TestGen<'_>>,
     ) -> Attempt {
         let started = std::time::Instant::now();
         let changed_files = edit::apply(self.root, &proposal.hunks).map_err(|e| e.to_string());
@@ -169,7 +184,9 @@ impl Round<'_> {
         let node_check = checked?;
         let started = std::time::Instant::now();
         // `node --check` runs while the server starts; its verdict comes first all the same.
-        let result = self.run_server(op, proposal, previous, statuses).await;
+        let result = self
+            .run_server(op, proposal, previous, statuses, generate)
+            .await;
         let node_verdict = node_check.wait().map_err(|e| e.to_string());
         add(&self.clock.server, started);
         node_verdict?;
@@ -183,6 +200,7 @@ impl Round<'_> {
         proposal: &mutate::Proposal,
         previous: &LiveTools,
         statuses: &BTreeMap<String, Status>,
+        generate: Option<&TestGen<'_>>,
     ) -> Attempt {
         let mut session = Session::start(self.root, self.config, &[], self.opts.timeout)
             .await
@@ -201,10 +219,18 @@ impl Round<'_> {
                         violations.join("; ")
                     ));
                 }
-                Some((
-                    changes,
-                    validate::run(&session, &live.tools, &added, &changed, statuses).await,
-                ))
+                let tests = validate::run(&session, &live.tools, &added, &changed, statuses).await;
+                let generated = match generate {
+                    Some(generate) => match generate(changes.clone(), live.tools.clone()).await {
+                        Ok(cases) => run_generated(&session, cases).await,
+                        Err(reason) => {
+                            session.close().await;
+                            return Err(reason);
+                        }
+                    },
+                    None => Vec::new(),
+                };
+                Some((changes, tests, generated))
             }
             Err(_) => None,
         };
@@ -212,11 +238,19 @@ impl Round<'_> {
         session.close().await;
         let mut live = listed.map_err(|e| e.to_string())?;
         record::scrub_tmp(&mut live, tmp.as_deref());
-        let (changes, tests) = tests.expect("listed is Ok here");
+        let (changes, tests, generated) = tests.expect("listed is Ok here");
         if let Some(failed) = tests.iter().find(|t| !t.passed) {
             return Err(format!(
                 "test of `{}` failed: {}",
                 failed.tool,
+                failed.reason.as_deref().unwrap_or("")
+            ));
+        }
+        if let Some(failed) = generated.iter().find(|t| !t.passed) {
+            return Err(format!(
+                "generated test of `{}` with arguments {} failed: {}",
+                failed.test.tool,
+                serde_json::Value::Object(failed.test.arguments.clone()),
                 failed.reason.as_deref().unwrap_or("")
             ));
         }
@@ -225,7 +259,7 @@ impl Round<'_> {
             round: self.number,
             operator: Some(op.id.clone()),
             operator_name: Some(op.name.clone()),
-            backend: "rules".into(),
+            backend: self.backend.clone(),
             seed: None,
             targets: proposal.targets.clone(),
             added: proposal.added.clone(),
@@ -236,7 +270,47 @@ impl Round<'_> {
             tests,
             attempts: 0,
             rejected: Vec::new(),
+            generated_tests: generated,
+            usage: None,
+            model: None,
         };
         Ok((record, live))
     }
+}
+
+/// Runs the model's test cases: each must end as it expects (success or error) and show the
+/// text it names; a crash or timeout always fails.
+async fn run_generated(session: &Session, cases: Vec<GeneratedTest>) -> Vec<GeneratedResult> {
+    let mut out = Vec::new();
+    for test in cases {
+        let outcome = session
+            .call(&test.tool, test.arguments.clone(), validate::CALL_TIMEOUT)
+            .await;
+        let succeeded = outcome.status == Status::Ok;
+        let reason = match outcome.status {
+            Status::Crashed | Status::Timeout => {
+                Some(format!("{:?}: {}", outcome.status, outcome.text))
+            }
+            _ if succeeded != (test.expect == "success") => Some(format!(
+                "expected {} but it answered {:?}: {}",
+                test.expect,
+                outcome.status,
+                outcome.text.chars().take(200).collect::<String>()
+            )),
+            _ => match &test.contains {
+                Some(needle) if !outcome.text.contains(needle.as_str()) => Some(format!(
+                    "the result does not contain {needle:?}: {}",
+                    outcome.text.chars().take(200).collect::<String>()
+                )),
+                _ => None,
+            },
+        };
+        out.push(GeneratedResult {
+            test,
+            status: outcome.status,
+            passed: reason.is_none(),
+            reason,
+        });
+    }
+    out
 }

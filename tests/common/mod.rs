@@ -3,6 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod stub;
+
 pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
