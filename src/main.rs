@@ -309,7 +309,8 @@ fn run(cli: Cli) -> Result<()> {
             let ws = Workspace::open(&workdir)?;
             let entries = report::log(&ws)?;
             if json {
-                print_json(&serde_json::json!({ "versions": entries }))?;
+                let usage = report::total_usage(&entries);
+                print_json(&serde_json::json!({ "versions": entries, "usage": usage }))?;
             } else {
                 for e in &entries {
                     let op = e.operator.as_deref().unwrap_or("--");
@@ -327,6 +328,13 @@ fn run(cli: Cli) -> Result<()> {
                         let breaking = if c.breaking { " [breaking]" } else { "" };
                         println!("{:26}{} {}{breaking}", "", c.tool, c.describe());
                     }
+                }
+                let usage = report::total_usage(&entries);
+                if usage.total_tokens > 0 {
+                    println!(
+                        "tokens: {} prompt + {} completion = {}",
+                        usage.prompt_tokens, usage.completion_tokens, usage.total_tokens
+                    );
                 }
             }
         }

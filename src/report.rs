@@ -18,6 +18,22 @@ pub struct LogEntry {
     pub tests: TestCounts,
     pub schema_changes: Vec<SchemaChange>,
     pub patterns: Vec<String>,
+    /// Tokens of the round's model calls (LLM backends).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage: Option<crate::llm::Usage>,
+}
+
+/// Tokens of all the versions' model calls together.
+pub fn total_usage(entries: &[LogEntry]) -> crate::llm::Usage {
+    entries
+        .iter()
+        .filter_map(|e| e.usage)
+        .fold(crate::llm::Usage::default(), |mut t, u| {
+            t.prompt_tokens += u.prompt_tokens;
+            t.completion_tokens += u.completion_tokens;
+            t.total_tokens += u.total_tokens;
+            t
+        })
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -46,6 +62,7 @@ pub fn log(ws: &Workspace) -> Result<Vec<LogEntry>, RecordError> {
             summary: r.summary,
             schema_changes: r.schema_changes,
             patterns: r.patterns,
+            usage: r.usage,
         });
     }
     Ok(out)

@@ -158,8 +158,9 @@ pub async fn evolve(
             paths: dirty.join(", "),
         });
     }
-    let all_ops = operators::load_all(&opts.operator_dirs)
-        .map_err(|e| EvolveError::Operators(e.to_string()))?;
+    let mut dirs = opts.operator_dirs.clone();
+    dirs.extend(configured_operator_dirs(root)?);
+    let all_ops = operators::load_all(&dirs).map_err(|e| EvolveError::Operators(e.to_string()))?;
     let forced: Vec<&Operator> = opts
         .operators
         .iter()
@@ -262,6 +263,30 @@ pub async fn evolve(
         }
     }
     Ok(outcomes)
+}
+
+/// Where a workspace keeps settings that every `evolve` on it should use.
+pub const CONFIG_PATH: &str = ".mcpevol/config.toml";
+
+/// `operators = ["dir", ...]` in the workspace's config: folders of user operator files,
+/// relative to the workspace, used as if given with `--operators`.
+fn configured_operator_dirs(root: &Path) -> Result<Vec<std::path::PathBuf>, EvolveError> {
+    #[derive(serde::Deserialize)]
+    struct Config {
+        #[serde(default)]
+        operators: Vec<std::path::PathBuf>,
+    }
+    let path = root.join(CONFIG_PATH);
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Ok(Vec::new());
+    };
+    let config: Config = toml::from_str(&text)
+        .map_err(|e| EvolveError::Operators(format!("{}: {e}", path.display())))?;
+    Ok(config
+        .operators
+        .into_iter()
+        .map(|d| if d.is_absolute() { d } else { root.join(d) })
+        .collect())
 }
 
 /// The server must start at the current version, or no round could ever be validated.
