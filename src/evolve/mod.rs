@@ -372,7 +372,7 @@ fn touched(changes: &[schema::SchemaChange]) -> (BTreeSet<String>, BTreeSet<Stri
 /// A per-attempt seed: different for each round and attempt, fixed by the user's seed.
 fn mix(seed: u64, round: u32, attempt: u32) -> u64 {
     let mut rng = Rng::new(seed ^ ((round as u64) << 32) ^ attempt as u64);
-    rng.next()
+    rng.next_u64()
 }
 
 impl Clock {

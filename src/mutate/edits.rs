@@ -74,7 +74,7 @@ impl Edits {
         let mut hunks = Vec::new();
         for (file, mut edits) in self.edits {
             let mut text = self.texts[&file].clone();
-            edits.sort_by(|a, b| (b.0, b.1).cmp(&(a.0, a.1)));
+            edits.sort_by_key(|e| std::cmp::Reverse((e.0, e.1)));
             for group in groups(&text, &edits) {
                 let (start, end) = (group.last().unwrap().0, group.first().unwrap().1);
                 let mut region = text[start..end].to_string();
@@ -154,8 +154,7 @@ pub fn item_range(text: &str, item: &Span) -> (usize, usize) {
         // Also the white space up to the next item, keeping the line layout.
         let gap = rest.len() - rest.trim_start_matches([' ', '\t']).len();
         let mut end = end + (after.len() - trimmed.len()) + 1 + gap;
-        if text[end..].starts_with('\n') && text[..start].ends_with(|c: char| c == ' ' || c == '\t')
-        {
+        if text[end..].starts_with('\n') && text[..start].ends_with([' ', '\t']) {
             end += 1;
             let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
             if text[line_start..start].trim().is_empty() {

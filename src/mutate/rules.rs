@@ -664,7 +664,7 @@ impl Round<'_> {
 /// The text of `region` with the given byte ranges (inside it) replaced.
 fn cut(text: &str, region: &Span, mut cuts: Vec<((usize, usize), String)>) -> String {
     let mut out = text[region.bytes.0..region.bytes.1].to_string();
-    cuts.sort_by(|a, b| b.0.cmp(&a.0));
+    cuts.sort_by_key(|c| std::cmp::Reverse(c.0));
     for ((a, b), with) in cuts {
         out.replace_range(a - region.bytes.0..b - region.bytes.0, &with);
     }
