@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 use super::round::{Round, TestGen};
-use super::{EvolveError, RoundOutcome, Timings, add};
+use super::{EvolveError, RoundOutcome, add};
 use crate::anchor;
 use crate::inventory::Tool;
 use crate::llm::{Chat, ChatMessage, Exchange, Usage};
@@ -351,23 +351,17 @@ impl Round<'_> {
         _talk: &Talk<'_>,
     ) -> Result<RoundOutcome, EvolveError> {
         self.ws.restore(head)?;
-        Ok(RoundOutcome {
-            version: format!("v{}", self.number),
-            commit: None,
-            operator: rejected
-                .iter()
-                .rev()
-                .find(|r| r.operator != "selection")
-                .map(|r| r.operator.clone()),
-            tools: rejected
-                .last()
-                .map(|r| r.targets.clone())
-                .unwrap_or_default(),
-            status: "failed",
-            attempts: rejected.len() as u32,
-            reason: Some(reason),
-            timings: Timings::default(),
-        })
+        let operator = rejected
+            .iter()
+            .rev()
+            .find(|r| r.operator != "selection")
+            .map(|r| r.operator.clone());
+        Ok(RoundOutcome::failed(
+            self.number,
+            operator,
+            reason,
+            &rejected,
+        ))
     }
 }
 

@@ -88,6 +88,30 @@ pub struct RoundOutcome {
     pub timings: Timings,
 }
 
+impl RoundOutcome {
+    /// A round that ended without a commit, after the attempts in `rejected`.
+    pub(crate) fn failed(
+        number: u32,
+        operator: Option<String>,
+        reason: String,
+        rejected: &[record::Rejection],
+    ) -> RoundOutcome {
+        RoundOutcome {
+            version: format!("v{number}"),
+            commit: None,
+            operator,
+            tools: rejected
+                .last()
+                .map(|r| r.targets.clone())
+                .unwrap_or_default(),
+            status: "failed",
+            attempts: rejected.len() as u32,
+            reason: Some(reason),
+            timings: Timings::default(),
+        }
+    }
+}
+
 /// Milliseconds per pipeline step.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Timings {

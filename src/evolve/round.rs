@@ -4,9 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use super::{
-    Clock, EvolveError, Options, RoundOutcome, Timings, add, mark_opaque_params, mix, touched,
-};
+use super::{Clock, EvolveError, Options, RoundOutcome, add, mark_opaque_params, mix, touched};
 use crate::anchor;
 use crate::contract;
 use crate::edit;
@@ -129,19 +127,13 @@ impl Round<'_> {
             .map_or("no operator applies to this server".to_string(), |r| {
                 r.reason.clone()
             });
-        Ok(Err(RoundOutcome {
-            version: format!("v{}", self.number),
-            commit: None,
-            operator: rejected.last().map(|r| r.operator.clone()),
-            tools: rejected
-                .last()
-                .map(|r| r.targets.clone())
-                .unwrap_or_default(),
-            status: "failed",
-            attempts: rejected.len() as u32,
-            reason: Some(reason),
-            timings: Timings::default(),
-        }))
+        let operator = rejected.last().map(|r| r.operator.clone());
+        Ok(Err(RoundOutcome::failed(
+            self.number,
+            operator,
+            reason,
+            &rejected,
+        )))
     }
 
     /// An operator, by seed, among those that apply to some tool and were not tried yet.

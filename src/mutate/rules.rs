@@ -601,24 +601,30 @@ impl Round<'_> {
     ) -> Result<(), MutateError> {
         let json = tool.sites.schema.as_ref().is_some_and(|s| s.json);
         if json {
-            let value = self.e.slice(self.root, &site.value)?;
-            if !value.starts_with('{') {
-                return Err(MutateError::NotApplicable {
-                    operator: "O6".into(),
-                    why: format!("`{}` is not an object literal", site.name),
-                });
-            }
-            self.e.insert(
-                self.root,
-                &site.value.file,
-                site.value.bytes.0 + 1,
-                format!(" {constraint},"),
-            )
+            self.insert_into_property(site, "O6", &format!(" {constraint},"))
         } else {
             let base = site.base.as_ref().expect("constrainable() checked");
             self.e
                 .insert(self.root, &base.file, base.bytes.1, constraint)
         }
+    }
+
+    /// Inserts `entry` first in a JSON-schema property object (`{ type: "string" }`).
+    fn insert_into_property(
+        &mut self,
+        site: &ParamSite,
+        operator: &str,
+        entry: &str,
+    ) -> Result<(), MutateError> {
+        let value = self.e.slice(self.root, &site.value)?;
+        if !value.starts_with('{') {
+            return Err(MutateError::NotApplicable {
+                operator: operator.into(),
+                why: format!("`{}` is not an object literal", site.name),
+            });
+        }
+        self.e
+            .insert(self.root, &site.value.file, site.value.bytes.0 + 1, entry)
     }
 
     fn param_describe(&mut self, tool: &Tool) -> Result<String, MutateError> {
@@ -642,19 +648,7 @@ impl Round<'_> {
                 format!(".describe({text})"),
             )?,
             (None, true) => {
-                let value = self.e.slice(self.root, &site.value)?;
-                if !value.starts_with('{') {
-                    return Err(MutateError::NotApplicable {
-                        operator: "O10".into(),
-                        why: format!("`{}` is not an object literal", site.name),
-                    });
-                }
-                self.e.insert(
-                    self.root,
-                    &site.value.file,
-                    site.value.bytes.0 + 1,
-                    format!(" description: {text},"),
-                )?
+                self.insert_into_property(site, "O10", &format!(" description: {text},"))?
             }
         }
         Ok(site.name.clone())
