@@ -118,6 +118,7 @@ async fn build(source: &str, workdir: &Path, opts: &InitOptions) -> Result<Versi
         attempts: 1,
         rejected: Vec::new(),
         generated_tests: Vec::new(),
+        inapplicable: Default::default(),
         usage: None,
         model: None,
     };

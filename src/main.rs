@@ -82,9 +82,10 @@ enum Command {
         /// Stage tags, NAME=VERSION separated by commas.
         #[arg(long, default_value = "early=v0,middle=v3,late=v5")]
         stages: String,
-        /// Attempts per round before it is reported as failed.
-        #[arg(long, default_value_t = evolve::MAX_ATTEMPTS)]
-        max_attempts: u32,
+        /// Tries per round (rules: operators or targets; models: replies per step) before the
+        /// round is reported as failed. Default 4 for rules, 3 for a model.
+        #[arg(long)]
+        max_attempts: Option<u32>,
         /// The model (openai backend); default from OPENAI_MODEL or gpt-4o-mini.
         #[arg(long)]
         model: Option<String>,
@@ -282,6 +283,10 @@ fn run(cli: Cli) -> Result<()> {
                     anyhow::bail!("unknown backend `{other}`; use rules, openai or replay")
                 }
             };
+            let max_attempts = max_attempts.unwrap_or(match backend {
+                evolve::Backend::Rules => evolve::MAX_ATTEMPTS,
+                _ => evolve::MAX_MODEL_ATTEMPTS,
+            });
             let opts = evolve::Options {
                 backend,
                 operator_dirs,

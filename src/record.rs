@@ -36,6 +36,9 @@ pub struct RoundRecord {
     pub attempts: u32,
     /// Attempts that were rolled back, and why.
     pub rejected: Vec<Rejection>,
+    /// Operators the rules could not apply to any tool this round, and why (first tool's reason).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub inapplicable: std::collections::BTreeMap<String, String>,
     /// Test cases a model wrote for the changed tools, with their results (LLM backends).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub generated_tests: Vec<GeneratedResult>,

@@ -25,6 +25,8 @@ use crate::workspace::Workspace;
 
 /// Attempts per round before it is reported as failed; each tries another operator or target.
 pub const MAX_ATTEMPTS: u32 = 4;
+/// Replies a model gets per step (choosing, rewriting) before the round fails.
+pub const MAX_MODEL_ATTEMPTS: u32 = 3;
 
 /// The default stage tags: what benchmark users call the early, middle and late versions.
 pub fn default_stages() -> Vec<(String, String)> {

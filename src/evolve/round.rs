@@ -106,6 +106,7 @@ impl Round<'_> {
             let result = self.validate(op, &proposal, previous, statuses, None).await;
             match result {
                 Ok((mut record, tools)) => {
+                    record.inapplicable = self.inapplicable(&inventory);
                     record.seed = Some(self.opts.seed);
                     record.attempts = attempt;
                     record.rejected = rejected;
@@ -155,6 +156,32 @@ impl Round<'_> {
             })
             .collect();
         Rng::new(seed).pick(&fitting).copied()
+    }
+
+    /// Why each operator the rules cannot apply to any tool does not fit (the first tool's reason).
+    fn inapplicable(&self, inventory: &crate::inventory::Inventory) -> BTreeMap<String, String> {
+        let tools = &inventory.tools;
+        self.all_ops
+            .iter()
+            .filter(|op| {
+                !tools
+                    .iter()
+                    .any(|t| rules::applies(&op.id, t, tools).is_ok())
+            })
+            .map(|op| {
+                let why =
+                    tools
+                        .first()
+                        .map_or("the server has no anchored tools".to_string(), |t| {
+                            format!(
+                                "`{}`: {}",
+                                t.name,
+                                rules::applies(&op.id, t, tools).unwrap_err()
+                            )
+                        });
+                (op.id.clone(), why)
+            })
+            .collect()
     }
 
     /// Applies a proposal and judges it; Err holds the reason in words.
@@ -263,6 +290,7 @@ impl Round<'_> {
             attempts: 0,
             rejected: Vec::new(),
             generated_tests: generated,
+            inapplicable: Default::default(),
             usage: None,
             model: None,
         };
