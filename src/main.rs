@@ -167,16 +167,27 @@ fn parse_stages(s: &str) -> Result<Vec<(String, String)>> {
         .collect()
 }
 
+/// Ends quietly when the reader of our output goes away (`mcpevol anchor . | head`), as
+/// command-line tools do. SIGPIPE itself stays ignored (Rust's default): a server that dies
+/// while we write to its stdin must give an error we handle, not kill mcpevol mid-round.
+fn quiet_on_broken_stdout() {
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if message.starts_with("failed printing to stdout") && message.contains("Broken pipe") {
+            std::process::exit(0);
+        }
+        default_hook(info);
+    }));
+}
+
 fn main() -> ExitCode {
-    // Die quietly when the reader of our output goes away (`mcpevol anchor . | head`), as
-    // command-line tools do, instead of panicking on the failed write.
-    // SAFETY: called before any other thread exists; SIG_DFL is always a valid handler.
-    unsafe {
-        let _ = nix::sys::signal::signal(
-            nix::sys::signal::Signal::SIGPIPE,
-            nix::sys::signal::SigHandler::SigDfl,
-        );
-    }
+    quiet_on_broken_stdout();
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_env("MCPEVOL_LOG"))
         .with_writer(std::io::stderr)

@@ -207,11 +207,22 @@ fn a_different_seed_evolves_differently() {
 
 fn git_status_is_clean_at_a_version(work: &Path) -> String {
     let ws = Workspace::open(work).unwrap();
-    assert!(
-        ws.dirty_paths().unwrap().is_empty(),
-        "dirty: {:?}",
-        ws.dirty_paths().unwrap()
-    );
+    let dirty = ws.dirty_paths().unwrap();
+    if !dirty.is_empty() {
+        let git = |args: &[&str]| {
+            let out = Command::new("git")
+                .args(args)
+                .current_dir(work)
+                .output()
+                .unwrap();
+            String::from_utf8_lossy(&out.stdout).into_owned()
+        };
+        panic!(
+            "dirty: {dirty:?}\ngit status: {}\ngit diff: {}",
+            git(&["status", "--short"]),
+            git(&["diff", "--stat"])
+        );
+    }
     let head = ws.head().unwrap();
     ws.versions()
         .unwrap()
@@ -250,6 +261,7 @@ fn sigint_mid_round_leaves_the_workspace_at_its_last_committed_version() {
     let out = child.wait_with_output().unwrap();
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
+    eprintln!("evolve status: {:?} stderr: {stderr}", out.status);
     let version = git_status_is_clean_at_a_version(&work);
     assert!(
         stderr.contains(&format!("interrupted; the workspace is back at {version}")),

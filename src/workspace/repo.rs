@@ -168,9 +168,33 @@ impl Workspace {
         self.repo
             .reset(target.as_object(), ResetType::Hard, Some(&mut checkout))
             .map_err(self.git(&action))?;
+        let tree = target.tree().map_err(self.git(&action))?;
         for path in self.dirty_paths()? {
             let full = self.root.join(&path);
-            let meta = fs::symlink_metadata(&full).map_err(WorkspaceError::io(&full))?;
+            // A file edited in the same second as the index was written can look unchanged to
+            // the reset (git's "racy" stat cache): write the committed content back by hand.
+            if let Ok(entry) = tree.get_path(Path::new(&path)) {
+                let blob = self.repo.find_blob(entry.id()).map_err(self.git(&action))?;
+                if let Some(parent) = full.parent() {
+                    fs::create_dir_all(parent).map_err(WorkspaceError::io(parent))?;
+                }
+                fs::write(&full, blob.content()).map_err(WorkspaceError::io(&full))?;
+                #[cfg(unix)]
+                {
+                    use std::os::unix::fs::PermissionsExt;
+                    let mode = if entry.filemode() == 0o100755 {
+                        0o755
+                    } else {
+                        0o644
+                    };
+                    fs::set_permissions(&full, fs::Permissions::from_mode(mode))
+                        .map_err(WorkspaceError::io(&full))?;
+                }
+                continue;
+            }
+            let Ok(meta) = fs::symlink_metadata(&full) else {
+                continue;
+            };
             if meta.is_dir() {
                 fs::remove_dir_all(&full).map_err(WorkspaceError::io(&full))?;
             } else {
@@ -178,6 +202,10 @@ impl Workspace {
             }
             self.prune_empty_parents(&full);
         }
+        // The index may still hold the racy stat data; refresh it from the tree.
+        let mut index = self.repo.index().map_err(self.git(&action))?;
+        index.read_tree(&tree).map_err(self.git(&action))?;
+        index.write().map_err(self.git(&action))?;
         Ok(())
     }
 

@@ -240,3 +240,21 @@ fn trailers_come_from_the_last_paragraph_only_when_every_line_is_one() {
     assert!(trailers("Subject\n\nSome prose here.\nTool: x").is_empty());
     assert!(trailers("Subject\n\nBad key: x").is_empty());
 }
+
+/// Git trusts file timestamps: an edit of the same size in the same second as the commit
+/// looks unchanged to a plain hard reset. Rolling back a failed round must not be fooled.
+#[test]
+fn restore_undoes_a_same_size_edit_made_in_the_second_of_the_commit() {
+    for _ in 0..5 {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = workspace_at_v0(dir.path());
+        let head = ws.head().unwrap();
+        write(dir.path(), "src/index.js", "console.log('v9');\n");
+        ws.restore(&head).unwrap();
+        assert_eq!(
+            fs::read_to_string(dir.path().join("src/index.js")).unwrap(),
+            "console.log('v0');\n"
+        );
+        assert!(ws.dirty_paths().unwrap().is_empty());
+    }
+}
