@@ -95,9 +95,9 @@ enum Command {
         /// Seconds one model request may take.
         #[arg(long, default_value_t = 120.0)]
         request_timeout: f64,
-        /// The workspace whose recorded exchanges to replay (replay backend).
+        /// What to replay (replay backend): a workspace folder, or a revision of this workspace.
         #[arg(long)]
-        from: Option<PathBuf>,
+        from: Option<String>,
         /// A folder of your own operator files, beside the built-in ones (repeatable).
         #[arg(long = "operators")]
         operator_dirs: Vec<PathBuf>,
@@ -286,7 +286,9 @@ fn run(cli: Cli) -> Result<()> {
                         model,
                     }
                 }
-                ("replay", Some(from)) => evolve::Backend::Replay { from },
+                ("replay", Some(from)) => evolve::Backend::Replay {
+                    from: evolve::ReplaySource::parse(&from),
+                },
                 ("replay", None) => anyhow::bail!(
                     "--backend replay needs --from <WORKDIR>, the workspace whose exchanges to replay"
                 ),

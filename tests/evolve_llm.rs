@@ -196,7 +196,13 @@ fn five_rounds_of_a_real_server_through_the_stub_are_committed_and_replay_reprod
     init_at(&source, &again, Some(launch));
     let replayed = evolve_with(
         &again,
-        &options(Backend::Replay { from: work.clone() }, 5, &[]),
+        &options(
+            Backend::Replay {
+                from: evolve::ReplaySource::Workspace(work.clone()),
+            },
+            5,
+            &[],
+        ),
     );
     assert!(
         replayed.iter().all(|r| r.status == "committed"),
@@ -429,4 +435,58 @@ fn the_api_key_appears_nowhere_in_the_workspace_its_history_or_the_output() {
         "the search covered the records"
     );
     assert!(!seen.contains(KEY), "the key leaked");
+}
+
+#[test]
+fn replay_from_a_revision_of_the_same_workspace_reproduces_its_rounds() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = common::repo().join("fixtures/switch-esm");
+    let planned = rules_rounds(&source, None, 2, dir.path());
+    let mut script = Vec::new();
+    for r in &planned {
+        script.push(Scripted::reply(selection(
+            r.operator.as_deref().unwrap(),
+            &r.targets,
+        )));
+        script.push(Scripted::reply(blocks(&r.hunks)));
+        script.push(Scripted::reply(tests_reply(r)));
+    }
+    let stub = StubServer::start(script);
+    let work = dir.path().join("llm");
+    init_at(&source, &work, None);
+    let rounds = evolve_with(&work, &options(llm(&stub, Duration::from_secs(30)), 2, &[]));
+    assert!(rounds.iter().all(|r| r.status == "committed"), "{rounds:?}");
+    let recorded = trees(&work);
+    // Keep the evolution on a branch, then go back to v0 without its later version tags.
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(&work)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    git(&["branch", "recorded"]);
+    let ws = Workspace::open(&work).unwrap();
+    ws.restore(&ws.resolve("v0").unwrap()).unwrap();
+    git(&["tag", "-d", "v1", "v2"]);
+    let replayed = evolve_with(
+        &work,
+        &options(
+            Backend::Replay {
+                from: evolve::ReplaySource::Rev("recorded".into()),
+            },
+            2,
+            &[],
+        ),
+    );
+    assert!(
+        replayed.iter().all(|r| r.status == "committed"),
+        "{replayed:?}"
+    );
+    assert_eq!(trees(&work), recorded);
 }

@@ -16,7 +16,7 @@ use serde::Serialize;
 use crate::anchor;
 use crate::mutate::Rng;
 use crate::operators::{self, Operator};
-use crate::record::{self};
+use crate::record::{self, RoundRecord};
 use crate::schema::{self, ChangeKind};
 use crate::server::session::Session;
 use crate::server::{LaunchConfig, LiveTools};
@@ -46,9 +46,68 @@ pub enum Backend {
         chat: std::sync::Arc<dyn crate::llm::Chat>,
         model: String,
     },
-    /// The exchanges recorded in another workspace, replayed round by round: no network, and
-    /// the same commits as the evolution that recorded them.
-    Replay { from: std::path::PathBuf },
+    /// Recorded exchanges, replayed round by round: no network, and the same commits as the
+    /// evolution that recorded them.
+    Replay { from: ReplaySource },
+}
+
+/// Where recorded rounds are read from.
+#[derive(Clone, Debug)]
+pub enum ReplaySource {
+    /// Another workspace: round K is its version `vK`.
+    Workspace(std::path::PathBuf),
+    /// A revision of the workspace being evolved (say a branch kept before resetting to `v0`
+    /// and deleting the later version tags): round K is the commit in its history whose record
+    /// says round K.
+    Rev(String),
+}
+
+impl ReplaySource {
+    /// A folder is a workspace; anything else is taken as a revision.
+    pub fn parse(arg: &str) -> ReplaySource {
+        if Path::new(arg).is_dir() {
+            ReplaySource::Workspace(arg.into())
+        } else {
+            ReplaySource::Rev(arg.to_string())
+        }
+    }
+
+    /// The record and exchanges of round `k`.
+    fn round(
+        &self,
+        ws: &Workspace,
+        k: u32,
+    ) -> Result<(RoundRecord, Vec<crate::llm::Exchange>), EvolveError> {
+        let missing = || EvolveError::NothingToReplay {
+            from: self.to_string(),
+            version: format!("v{k}"),
+        };
+        match self {
+            ReplaySource::Workspace(dir) => {
+                let recorded = Workspace::open(dir)?;
+                let tag = format!("v{k}");
+                let round = record::read_round(&recorded, &tag)?.ok_or_else(missing)?;
+                Ok((round, record::read_exchanges(&recorded, &tag)?))
+            }
+            ReplaySource::Rev(rev) => {
+                for commit in ws.history(rev)? {
+                    if let Some(round) = record::read_round(ws, &commit)?.filter(|r| r.round == k) {
+                        return Ok((round, record::read_exchanges(ws, &commit)?));
+                    }
+                }
+                Err(missing())
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for ReplaySource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReplaySource::Workspace(dir) => write!(f, "{}", dir.display()),
+            ReplaySource::Rev(rev) => write!(f, "revision {rev}"),
+        }
+    }
 }
 
 impl Backend {
@@ -231,15 +290,8 @@ pub async fn evolve(
                     .await?
             }
             Backend::Replay { from } => {
-                let recorded = Workspace::open(from)?;
-                let tag = format!("v{k}");
-                let original = record::read_round(&recorded, &tag)?.ok_or_else(|| {
-                    EvolveError::NothingToReplay {
-                        from: from.display().to_string(),
-                        version: tag.clone(),
-                    }
-                })?;
-                let replay = crate::llm::Replay::new(record::read_exchanges(&recorded, &tag)?);
+                let (original, exchanges) = from.round(&ws, k)?;
+                let replay = crate::llm::Replay::new(exchanges);
                 // The replayed round records what the original did, so that the commits match.
                 round.backend = original.backend.clone();
                 let model = original.model.clone().unwrap_or_default();

@@ -281,6 +281,17 @@ impl Workspace {
         Ok(self.commit(rev)?.tree_id().to_string())
     }
 
+    /// The commits from `rev` back to the first, following first parents: a version history.
+    pub fn history(&self, rev: &str) -> Result<Vec<String>, WorkspaceError> {
+        let mut out = Vec::new();
+        let mut commit = Some(self.commit(rev)?);
+        while let Some(c) = commit {
+            out.push(c.id().to_string());
+            commit = c.parents().next();
+        }
+        Ok(out)
+    }
+
     fn commit(&self, rev: &str) -> Result<Commit<'_>, WorkspaceError> {
         let err = |source| WorkspaceError::Revision {
             rev: rev.to_string(),
