@@ -108,6 +108,20 @@ fn tests_reply(record: &RoundRecord) -> String {
     format!("```json\n{}\n```", serde_json::Value::Array(ok))
 }
 
+/// The replies a model would give to make these rounds: choice, edits, tests, per round.
+fn script_for(planned: &[RoundRecord]) -> Vec<Scripted> {
+    let mut script = Vec::new();
+    for r in planned {
+        script.push(Scripted::reply(selection(
+            r.operator.as_deref().unwrap(),
+            &r.targets,
+        )));
+        script.push(Scripted::reply(blocks(&r.hunks)));
+        script.push(Scripted::reply(tests_reply(r)));
+    }
+    script
+}
+
 /// Rounds the rules backend makes on a fresh copy: the scripts replay their edits as if a
 /// model had written them.
 fn rules_rounds(
@@ -152,15 +166,7 @@ fn five_rounds_of_a_real_server_through_the_stub_are_committed_and_replay_reprod
     let dir = tempfile::tempdir().unwrap();
     let (source, launch) = memory_server();
     let planned = rules_rounds(&source, Some(launch.clone()), 5, dir.path());
-    let mut script = Vec::new();
-    for r in &planned {
-        script.push(Scripted::reply(selection(
-            r.operator.as_deref().unwrap(),
-            &r.targets,
-        )));
-        script.push(Scripted::reply(blocks(&r.hunks)));
-        script.push(Scripted::reply(tests_reply(r)));
-    }
+    let script = script_for(&planned);
     let stub = StubServer::start(script);
     let work = dir.path().join("llm");
     init_at(&source, &work, Some(launch.clone()));
@@ -442,15 +448,7 @@ fn replay_from_a_revision_of_the_same_workspace_reproduces_its_rounds() {
     let dir = tempfile::tempdir().unwrap();
     let source = common::repo().join("fixtures/switch-esm");
     let planned = rules_rounds(&source, None, 2, dir.path());
-    let mut script = Vec::new();
-    for r in &planned {
-        script.push(Scripted::reply(selection(
-            r.operator.as_deref().unwrap(),
-            &r.targets,
-        )));
-        script.push(Scripted::reply(blocks(&r.hunks)));
-        script.push(Scripted::reply(tests_reply(r)));
-    }
+    let script = script_for(&planned);
     let stub = StubServer::start(script);
     let work = dir.path().join("llm");
     init_at(&source, &work, None);

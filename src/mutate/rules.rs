@@ -309,32 +309,14 @@ impl Round<'_> {
                 )
             }
             "O7" => {
-                let site = *self
-                    .rng
-                    .pick(&optional_params(tool))
-                    .expect("applies() checked");
-                let (start, end) =
-                    item_range(self.e.text(self.root, &site.entry.file)?, &site.entry);
-                self.e
-                    .replace(self.root, &with_bytes(&site.entry, start, end), "")?;
-                format!(
-                    "Parameter Pruning: removed optional parameter `{}` from `{name}`",
-                    site.name
-                )
+                let param = self.prune(tool)?;
+                format!("Parameter Pruning: removed optional parameter `{param}` from `{name}`")
             }
             "O8" => {
                 let change = if applies("O5", tool, all).is_ok() {
                     format!("added {}", self.add_params(tool, 1)?)
                 } else {
-                    let site = *self
-                        .rng
-                        .pick(&optional_params(tool))
-                        .expect("applies() checked");
-                    let (start, end) =
-                        item_range(self.e.text(self.root, &site.entry.file)?, &site.entry);
-                    self.e
-                        .replace(self.root, &with_bytes(&site.entry, start, end), "")?;
-                    format!("removed `{}`", site.name)
+                    format!("removed `{}`", self.prune(tool)?)
                 };
                 let text = words::tool_description(tool, self.rng.below(3));
                 self.describe(tool, &text)?;
@@ -361,6 +343,18 @@ impl Round<'_> {
             }
             other => return Err(MutateError::UnknownOperator(other.to_string())),
         })
+    }
+
+    /// Removes one optional parameter, chosen by the seed; returns its name.
+    fn prune(&mut self, tool: &Tool) -> Result<String, MutateError> {
+        let site = *self
+            .rng
+            .pick(&optional_params(tool))
+            .expect("applies() checked");
+        let (start, end) = item_range(self.e.text(self.root, &site.entry.file)?, &site.entry);
+        self.e
+            .replace(self.root, &with_bytes(&site.entry, start, end), "")?;
+        Ok(site.name.clone())
     }
 
     fn describe(&mut self, tool: &Tool, text: &str) -> Result<(), MutateError> {

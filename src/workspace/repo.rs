@@ -171,8 +171,8 @@ impl Workspace {
         let tree = target.tree().map_err(self.git(&action))?;
         for path in self.dirty_paths()? {
             let full = self.root.join(&path);
-            // A file edited in the same second as the index was written can look unchanged to
-            // the reset (git's "racy" stat cache): write the committed content back by hand.
+            // Whatever the reset left different is written back from the tree, so that a
+            // rollback never rests on git's stat cache alone.
             if let Ok(entry) = tree.get_path(Path::new(&path)) {
                 let blob = self.repo.find_blob(entry.id()).map_err(self.git(&action))?;
                 if let Some(parent) = full.parent() {

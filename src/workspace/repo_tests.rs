@@ -241,8 +241,8 @@ fn trailers_come_from_the_last_paragraph_only_when_every_line_is_one() {
     assert!(trailers("Subject\n\nBad key: x").is_empty());
 }
 
-/// Git trusts file timestamps: an edit of the same size in the same second as the commit
-/// looks unchanged to a plain hard reset. Rolling back a failed round must not be fooled.
+/// A failed round is rolled back right after its edit, often within the second of the last
+/// commit and with a file of the same size: the rollback must still bring the content back.
 #[test]
 fn restore_undoes_a_same_size_edit_made_in_the_second_of_the_commit() {
     for _ in 0..5 {
