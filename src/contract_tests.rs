@@ -6,15 +6,7 @@ fn change(
     param: Option<&str>,
     required: Option<bool>,
 ) -> SchemaChange {
-    SchemaChange {
-        kind,
-        tool: tool.into(),
-        param: param.map(str::to_string),
-        breaking: false,
-        pattern: None,
-        detail: None,
-        required,
-    }
+    SchemaChange::plain(kind, tool, param, required)
 }
 
 fn contract(toml_text: &str) -> Contract {

@@ -465,3 +465,24 @@ pub fn pattern_number(p: &str) -> Option<u32> {
 #[cfg(test)]
 #[path = "schema_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+impl SchemaChange {
+    /// A change as tests write it by hand: no breaking flag, pattern or detail.
+    pub(crate) fn plain(
+        kind: ChangeKind,
+        tool: &str,
+        param: Option<&str>,
+        required: Option<bool>,
+    ) -> SchemaChange {
+        SchemaChange {
+            kind,
+            tool: tool.into(),
+            param: param.map(str::to_string),
+            breaking: false,
+            pattern: None,
+            detail: None,
+            required,
+        }
+    }
+}

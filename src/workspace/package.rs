@@ -170,11 +170,25 @@ fn is_excluded(relative: &Path) -> bool {
 /// Copies the package's own files: no `node_modules`, no `.git`, and no symlinks, which could
 /// point anywhere and would be committed as links.
 fn copy_package_files(from: &Path, to: &Path) -> Result<(), WorkspaceError> {
+    copy_dir(from, to, false)
+}
+
+/// Copies a `node_modules` folder as it is, its links included: `.bin` entries and
+/// workspace packages are relative links that still resolve inside the copy.
+fn copy_tree(from: &Path, to: &Path) -> Result<(), WorkspaceError> {
+    copy_dir(from, to, true)
+}
+
+/// The one copy walk: `installed` copies a dependency tree whole, links included; otherwise
+/// `node_modules`, `.git` and links are left out.
+fn copy_dir(from: &Path, to: &Path, installed: bool) -> Result<(), WorkspaceError> {
     let walk = WalkDir::new(from)
         .follow_links(false)
         .into_iter()
         .filter_entry(|e| {
-            e.depth() == 0 || (e.file_name() != "node_modules" && e.file_name() != ".git")
+            installed
+                || e.depth() == 0
+                || (e.file_name() != "node_modules" && e.file_name() != ".git")
         });
     for entry in walk {
         let entry = entry.map_err(|e| walk_error(from, e))?;
@@ -186,30 +200,12 @@ fn copy_package_files(from: &Path, to: &Path) -> Result<(), WorkspaceError> {
         let kind = entry.file_type();
         if kind.is_dir() {
             fs::create_dir_all(&target).map_err(WorkspaceError::io(&target))?;
-        } else if kind.is_file() {
-            fs::copy(entry.path(), &target).map_err(WorkspaceError::io(entry.path()))?;
-        }
-    }
-    Ok(())
-}
-
-/// Copies a `node_modules` folder as it is, its links included: `.bin` entries and
-/// workspace packages are relative links that still resolve inside the copy.
-fn copy_tree(from: &Path, to: &Path) -> Result<(), WorkspaceError> {
-    for entry in WalkDir::new(from).follow_links(false) {
-        let entry = entry.map_err(|e| walk_error(from, e))?;
-        let relative = entry
-            .path()
-            .strip_prefix(from)
-            .expect("walkdir stays under its root");
-        let target = to.join(relative);
-        let kind = entry.file_type();
-        if kind.is_dir() {
-            fs::create_dir_all(&target).map_err(WorkspaceError::io(&target))?;
         } else if kind.is_symlink() {
-            let link = fs::read_link(entry.path()).map_err(WorkspaceError::io(entry.path()))?;
-            std::os::unix::fs::symlink(&link, &target).map_err(WorkspaceError::io(&target))?;
-        } else {
+            if installed {
+                let link = fs::read_link(entry.path()).map_err(WorkspaceError::io(entry.path()))?;
+                std::os::unix::fs::symlink(&link, &target).map_err(WorkspaceError::io(&target))?;
+            }
+        } else if kind.is_file() {
             fs::copy(entry.path(), &target).map_err(WorkspaceError::io(entry.path()))?;
         }
     }
