@@ -60,6 +60,7 @@ fn main() {
             timeout: DEFAULT_TIMEOUT,
             stages: evolve::default_stages(),
             max_attempts: evolve::MAX_ATTEMPTS,
+            max_failed_rounds: evolve::MAX_FAILED_ROUNDS,
         };
         let rounds = rt.block_on(async {
             init(&source.to_string_lossy(), &work, &init_opts)

@@ -8,7 +8,7 @@ use std::time::Duration;
 use crate::record::{self, RoundRecord};
 use crate::server::launch::{self, CONFIG_PATH};
 use crate::server::{LaunchConfig, Session};
-use crate::validate;
+use crate::validate::{self, Baseline};
 use crate::workspace::{self, Source, Version, Workspace};
 
 pub struct InitOptions {
@@ -78,22 +78,12 @@ async fn build(source: &str, workdir: &Path, opts: &InitOptions) -> Result<Versi
 
     let mut session = Session::start(workdir, &config, &[], opts.timeout).await?;
     let listed = session.list_tools().await;
-    let tests = match &listed {
-        Ok(live) => {
-            validate::run(
-                &session,
-                &live.tools,
-                &Default::default(),
-                &Default::default(),
-                &Default::default(),
-            )
-            .await
-        }
-        Err(_) => Vec::new(),
-    };
     let tmp = session.tmp_path().map(Path::to_path_buf);
     session.close().await;
     let mut live = listed?;
+    // The first answers of every tool, in two fresh sessions as every later version gets them.
+    let baseline = Baseline::observe(workdir, &config, &live.tools, opts.timeout, &[]).await?;
+    let tests = validate::first_version(&baseline);
     record::scrub_tmp(&mut live, tmp.as_deref());
 
     let name = launch::package_name(workdir);
@@ -112,6 +102,7 @@ async fn build(source: &str, workdir: &Path, opts: &InitOptions) -> Result<Versi
         added: Vec::new(),
         summary: format!("original {name}{version}, {} tools", live.tools.len()),
         hunks: Vec::new(),
+        effects: Vec::new(),
         schema_changes: Vec::new(),
         patterns: Vec::new(),
         tests,
@@ -121,6 +112,7 @@ async fn build(source: &str, workdir: &Path, opts: &InitOptions) -> Result<Versi
         inapplicable: Default::default(),
         usage: None,
         model: None,
+        failed_rounds: Vec::new(),
     };
     record::write(workdir, &round, &live, &[])?;
     let ws = Workspace::create(workdir)?;

@@ -82,10 +82,14 @@ enum Command {
         /// Stage tags, NAME=VERSION separated by commas.
         #[arg(long, default_value = "early=v0,middle=v3,late=v5")]
         stages: String,
-        /// Tries per round (rules: operators or targets; models: replies per step) before the
-        /// round is reported as failed. Default 4 for rules, 3 for a model.
+        /// Attempts per round (rules: targets, then operators; models: replies per step) before
+        /// the round is reported as failed. Default 6 for rules, 3 for a model.
         #[arg(long)]
         max_attempts: Option<u32>,
+        /// Failed rounds tolerated (each rolled back, recorded and tried again with other
+        /// choices) before the evolution stops short of --rounds versions.
+        #[arg(long, default_value_t = evolve::MAX_FAILED_ROUNDS)]
+        max_failed_rounds: u32,
         /// The model (openai backend); default from OPENAI_MODEL or gpt-4o-mini.
         #[arg(long)]
         model: Option<String>,
@@ -268,6 +272,7 @@ fn run(cli: Cli) -> Result<()> {
             timeout,
             stages,
             max_attempts,
+            max_failed_rounds,
             model,
             base_url,
             request_timeout,
@@ -309,17 +314,36 @@ fn run(cli: Cli) -> Result<()> {
                 timeout: seconds(timeout)?,
                 stages: parse_stages(&stages)?,
                 max_attempts,
+                max_failed_rounds,
             };
             let outcomes = runtime()?.block_on(evolve_until_interrupted(&workdir, &opts, json))?;
+            let committed = outcomes
+                .iter()
+                .filter(|o| o.status == evolve::RoundStatus::Committed)
+                .count();
+            let failed = outcomes.len() - committed;
             if json {
-                print_json(&serde_json::json!({ "rounds": outcomes }))?;
+                print_json(&serde_json::json!({
+                    "rounds": outcomes,
+                    "committed": committed,
+                    "failed": failed,
+                }))?;
             }
-            if let Some(failed) = outcomes.iter().find(|o| o.status == "failed") {
+            if committed < rounds as usize {
+                let last = outcomes
+                    .iter()
+                    .rev()
+                    .find(|o| o.status == evolve::RoundStatus::Failed);
                 anyhow::bail!(
-                    "round {} failed after {} attempts: {}; the workspace stays at the last good version",
-                    failed.version,
-                    failed.attempts,
-                    failed.reason.as_deref().unwrap_or("no reason given")
+                    "{committed} of {rounds} rounds committed, {failed} tries failed; the last: {} after {} attempts: {}; the workspace stays at the last good version",
+                    last.map_or("?", |o| o.version.as_str()),
+                    last.map_or(0, |o| o.attempts),
+                    last.and_then(|o| o.reason.as_deref())
+                        .unwrap_or("no reason given")
+                );
+            } else if failed > 0 && !json {
+                eprintln!(
+                    "{failed} failed tries were rolled back and retried; they are recorded in round.json (`failed_rounds`)"
                 );
             }
         }
@@ -332,14 +356,13 @@ fn run(cli: Cli) -> Result<()> {
             } else {
                 for e in &entries {
                     let op = e.operator.as_deref().unwrap_or("--");
-                    let total = e.tests.passed + e.tests.failed;
                     println!(
-                        "{:<4} {} {:<4} {:>3}/{:<3} {}",
+                        "{:<4} {} {:<4} {:>3} passed {:>2} unverifiable  {}",
                         e.version,
                         &e.commit[..12],
                         op,
                         e.tests.passed,
-                        total,
+                        e.tests.unverifiable,
                         e.summary
                     );
                     for c in &e.schema_changes {

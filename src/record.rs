@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::edit::Hunk;
 use crate::schema::SchemaChange;
 use crate::server::LiveTools;
-use crate::validate::TestResult;
+use crate::validate::{Tally, TestResult, Verdict};
 use crate::workspace::{Workspace, WorkspaceError};
 
 pub const ROUND_PATH: &str = ".mcpevol/round.json";
@@ -29,6 +29,9 @@ pub struct RoundRecord {
     pub added: Vec<String>,
     pub summary: String,
     pub hunks: Vec<Hunk>,
+    /// What the change claims to do to the tools' answers, each checked by the oracle.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub effects: Vec<crate::validate::Effect>,
     pub schema_changes: Vec<SchemaChange>,
     pub patterns: Vec<String>,
     pub tests: Vec<TestResult>,
@@ -48,6 +51,18 @@ pub struct RoundRecord {
     /// The model that answered (LLM backends).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// Tries of this round that failed before this version was made, each rolled back.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed_rounds: Vec<FailedRound>,
+}
+
+/// A try of a round that ended without a version: why, and every attempt with its edits.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct FailedRound {
+    pub round: u32,
+    pub operator: Option<String>,
+    pub reason: String,
+    pub attempts: Vec<Rejection>,
 }
 
 /// A generated test case and how the server answered it.
@@ -55,6 +70,10 @@ pub struct RoundRecord {
 pub struct GeneratedResult {
     pub test: crate::mutate::reply::GeneratedTest,
     pub status: crate::server::session::Status,
+    /// Unverifiable when the previous version answered the same call the same way: the test
+    /// expected something the machine cannot show (a missing program or service).
+    #[serde(default)]
+    pub verdict: Verdict,
     pub passed: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
@@ -65,16 +84,19 @@ pub struct Rejection {
     pub operator: String,
     pub targets: Vec<String>,
     pub reason: String,
+    /// The edits that were tried and rolled back.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hunks: Vec<Hunk>,
 }
 
 impl RoundRecord {
-    pub fn tests_passed(&self) -> usize {
-        self.tests.iter().filter(|t| t.passed).count()
-            + self.generated_tests.iter().filter(|t| t.passed).count()
-    }
-
-    pub fn tests_failed(&self) -> usize {
-        self.tests.len() + self.generated_tests.len() - self.tests_passed()
+    /// The checks of this version (the oracle's and the model's) by verdict.
+    pub fn tally(&self) -> Tally {
+        let mut tally = Tally::of(&self.tests);
+        for t in &self.generated_tests {
+            tally.add(t.verdict);
+        }
+        tally
     }
 
     /// The commit message: a subject, what changed in words, and trailers a script can read.
@@ -99,11 +121,28 @@ impl RoundRecord {
                 .collect();
             body.push(format!("Schema changes:\n{}", changes.join("\n")));
         }
+        let tally = self.tally();
         body.push(format!(
-            "Tests: {} passed, {} failed.",
-            self.tests_passed(),
-            self.tests_failed()
+            "Tests: {} passed, {} failed, {} unverifiable.",
+            tally.passed, tally.failed, tally.unverifiable
         ));
+        if !self.failed_rounds.is_empty() {
+            let tries: Vec<String> = self
+                .failed_rounds
+                .iter()
+                .map(|f| {
+                    format!(
+                        "- {}: {}",
+                        f.operator.as_deref().unwrap_or("no operator"),
+                        f.reason
+                    )
+                })
+                .collect();
+            body.push(format!(
+                "Earlier tries of this round, rolled back:\n{}",
+                tries.join("\n")
+            ));
+        }
         let mut trailers = vec![
             ("Mcpevol-Version", self.version.clone()),
             ("Mcpevol-Round", self.round.to_string()),

@@ -15,7 +15,7 @@ pub struct LogEntry {
     pub operator_name: Option<String>,
     pub tools: Vec<String>,
     pub summary: String,
-    pub tests: TestCounts,
+    pub tests: crate::validate::Tally,
     pub schema_changes: Vec<SchemaChange>,
     pub patterns: Vec<String>,
     /// Tokens of the round's model calls (LLM backends).
@@ -36,12 +36,6 @@ pub fn total_usage(entries: &[LogEntry]) -> crate::llm::Usage {
         })
 }
 
-#[derive(Debug, Clone, Serialize)]
-pub struct TestCounts {
-    pub passed: usize,
-    pub failed: usize,
-}
-
 /// One entry per version, oldest first.
 pub fn log(ws: &Workspace) -> Result<Vec<LogEntry>, RecordError> {
     let mut out = Vec::new();
@@ -52,10 +46,7 @@ pub fn log(ws: &Workspace) -> Result<Vec<LogEntry>, RecordError> {
         out.push(LogEntry {
             version: v.tag,
             commit: v.commit,
-            tests: TestCounts {
-                passed: r.tests_passed(),
-                failed: r.tests_failed(),
-            },
+            tests: r.tally(),
             tools: r.targets.iter().chain(&r.added).cloned().collect(),
             operator: r.operator,
             operator_name: r.operator_name,

@@ -63,6 +63,9 @@ pub struct SchemaChange {
     /// For param-required-changed: whether it is required now.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub required: Option<bool>,
+    /// For tool-renamed: the new name.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub renamed_to: Option<String>,
 }
 
 impl SchemaChange {
@@ -75,6 +78,7 @@ impl SchemaChange {
             pattern: Some(pattern.to_string()),
             detail: None,
             required: None,
+            renamed_to: None,
         }
     }
 
@@ -185,9 +189,11 @@ pub fn diff(before: &[Value], after: &[Value]) -> Vec<SchemaChange> {
                 == 1;
         changes.push(if unique {
             renamed_to.insert(candidates[0]);
-            SchemaChange::new(ToolRenamed, r, None, "P5")
+            let mut change = SchemaChange::new(ToolRenamed, r, None, "P5")
                 .breaking(true)
-                .detail(format!("renamed to {}", candidates[0]))
+                .detail(format!("renamed to {}", candidates[0]));
+            change.renamed_to = Some(candidates[0].to_string());
+            change
         } else {
             SchemaChange::new(ToolRemoved, r, None, "P17").breaking(true)
         });
@@ -483,6 +489,7 @@ impl SchemaChange {
             pattern: None,
             detail: None,
             required,
+            renamed_to: None,
         }
     }
 }

@@ -34,6 +34,7 @@ fn options(rounds: u32, seed: u64, operators: &[&str]) -> Options {
         timeout: DEFAULT_TIMEOUT,
         stages: evolve::default_stages(),
         max_attempts: evolve::MAX_ATTEMPTS,
+        max_failed_rounds: evolve::MAX_FAILED_ROUNDS,
     }
 }
 
@@ -64,7 +65,12 @@ fn five_rounds_on_a_fixture_give_tagged_validated_versions_and_a_clean_tree() {
         .block_on(evolve::evolve(&work, &options(5, 11, &[]), |_| {}))
         .unwrap();
     assert_eq!(rounds.len(), 5);
-    assert!(rounds.iter().all(|r| r.status == "committed"), "{rounds:?}");
+    assert!(
+        rounds
+            .iter()
+            .all(|r| r.status == evolve::RoundStatus::Committed),
+        "{rounds:?}"
+    );
     let ws = Workspace::open(&work).unwrap();
     let tags: Vec<String> = ws.versions().unwrap().into_iter().map(|v| v.tag).collect();
     assert_eq!(tags, ["v0", "v1", "v2", "v3", "v4", "v5"]);
@@ -77,8 +83,19 @@ fn five_rounds_on_a_fixture_give_tagged_validated_versions_and_a_clean_tree() {
         let round = record::read_round(&ws, &tag).unwrap().unwrap();
         assert!(!round.schema_changes.is_empty(), "{tag} changed the schema");
         assert!(
-            round.tests.iter().all(|t| t.passed),
+            round
+                .tests
+                .iter()
+                .all(|t| t.verdict != mcpevol::validate::Verdict::Failed),
             "{tag}: {:?}",
+            round.tests
+        );
+        assert!(
+            round
+                .tests
+                .iter()
+                .any(|t| t.compared == Some(mcpevol::validate::Compared::Output)),
+            "{tag} compared some output with the previous version's: {:?}",
             round.tests
         );
         let message = ws.message(&tag).unwrap();
@@ -140,7 +157,7 @@ fn every_operator_is_applied_validated_and_committed_on_servers_of_all_four_styl
                 .block_on(evolve::evolve(&work, &options(1, 3, &[op]), |_| {}))
                 .unwrap();
             match rounds.first() {
-                Some(r) if r.status == "committed" => {
+                Some(r) if r.status == evolve::RoundStatus::Committed => {
                     let ws = Workspace::open(&work).unwrap();
                     let round = record::read_round(&ws, &r.version).unwrap().unwrap();
                     assert_eq!(round.operator.as_deref(), Some(op));
@@ -342,12 +359,15 @@ fn a_forced_operator_that_fits_no_tool_fails_the_round_cleanly_with_the_reason()
             .block_on(evolve::evolve(&work, &options(1, 1, &["O7"]), |_| {}))
             .unwrap();
         last = rounds.into_iter().next();
-        if last.as_ref().is_some_and(|r| r.status == "failed") {
+        if last
+            .as_ref()
+            .is_some_and(|r| r.status == evolve::RoundStatus::Failed)
+        {
             break;
         }
     }
     let last = last.unwrap();
-    assert_eq!(last.status, "failed");
+    assert_eq!(last.status, evolve::RoundStatus::Failed);
     assert!(
         last.reason.as_deref().unwrap().contains("does not apply"),
         "{last:?}"

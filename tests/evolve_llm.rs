@@ -46,6 +46,7 @@ fn options(backend: Backend, rounds: u32, operators: &[&str]) -> Options {
         timeout: DEFAULT_TIMEOUT,
         stages: evolve::default_stages(),
         max_attempts: evolve::MAX_ATTEMPTS,
+        max_failed_rounds: evolve::MAX_FAILED_ROUNDS,
     }
 }
 
@@ -133,7 +134,11 @@ fn rules_rounds(
     let work = dir.join("rules");
     init_at(source, &work, launch);
     let out = evolve_with(&work, &options(Backend::Rules, rounds, &[]));
-    assert!(out.iter().all(|r| r.status == "committed"), "{out:?}");
+    assert!(
+        out.iter()
+            .all(|r| r.status == evolve::RoundStatus::Committed),
+        "{out:?}"
+    );
     let ws = Workspace::open(&work).unwrap();
     (1..=rounds)
         .map(|k| record::read_round(&ws, &format!("v{k}")).unwrap().unwrap())
@@ -172,7 +177,10 @@ fn five_rounds_of_a_real_server_through_the_stub_are_committed_and_replay_reprod
     init_at(&source, &work, Some(launch.clone()));
     let rounds = evolve_with(&work, &options(llm(&stub, Duration::from_secs(30)), 5, &[]));
     assert_eq!(
-        rounds.iter().filter(|r| r.status == "committed").count(),
+        rounds
+            .iter()
+            .filter(|r| r.status == evolve::RoundStatus::Committed)
+            .count(),
         5,
         "{rounds:?}"
     );
@@ -211,7 +219,9 @@ fn five_rounds_of_a_real_server_through_the_stub_are_committed_and_replay_reprod
         ),
     );
     assert!(
-        replayed.iter().all(|r| r.status == "committed"),
+        replayed
+            .iter()
+            .all(|r| r.status == evolve::RoundStatus::Committed),
         "{replayed:?}"
     );
     assert_eq!(trees(&again), trees(&work));
@@ -249,7 +259,11 @@ fn every_kind_of_bad_reply_goes_back_to_the_model_until_a_good_one_commits() {
         &work,
         &options(llm(&stub, Duration::from_secs(30)), 1, &[&op]),
     );
-    assert_eq!(rounds[0].status, "committed", "{rounds:?}");
+    assert_eq!(
+        rounds[0].status,
+        evolve::RoundStatus::Committed,
+        "{rounds:?}"
+    );
     let ws = Workspace::open(&work).unwrap();
     let r = record::read_round(&ws, "v1").unwrap().unwrap();
     assert_eq!(r.attempts, 3);
@@ -301,7 +315,7 @@ fn a_reply_that_breaks_the_operator_contract_is_rejected_with_the_schema_change_
         &work,
         &options(llm(&stub, Duration::from_secs(30)), 1, &["O9"]),
     );
-    assert_eq!(rounds[0].status, "failed");
+    assert_eq!(rounds[0].status, evolve::RoundStatus::Failed);
     let reason = rounds[0].reason.clone().unwrap();
     assert!(
         reason.contains("SEARCH/REPLACE"),
@@ -337,7 +351,11 @@ fn a_rate_limited_request_is_retried_and_the_round_commits() {
     let work = dir.path().join("llm");
     init_at(&source, &work, None);
     let rounds = evolve_with(&work, &options(llm(&stub, Duration::from_secs(30)), 1, &[]));
-    assert_eq!(rounds[0].status, "committed", "{rounds:?}");
+    assert_eq!(
+        rounds[0].status,
+        evolve::RoundStatus::Committed,
+        "{rounds:?}"
+    );
     let ws = Workspace::open(&work).unwrap();
     assert_eq!(record::read_exchanges(&ws, "v1").unwrap()[0].attempts, 2);
 }
@@ -349,7 +367,7 @@ fn fails_cleanly(script: Vec<Scripted>, timeout: Duration, cause: &str) {
     let work = dir.path().join("llm");
     init_at(&source, &work, None);
     let rounds = evolve_with(&work, &options(llm(&stub, timeout), 1, &[]));
-    assert_eq!(rounds[0].status, "failed", "{rounds:?}");
+    assert_eq!(rounds[0].status, evolve::RoundStatus::Failed, "{rounds:?}");
     let reason = rounds[0].reason.clone().unwrap();
     assert!(
         reason.to_lowercase().contains(cause),
@@ -453,7 +471,12 @@ fn replay_from_a_revision_of_the_same_workspace_reproduces_its_rounds() {
     let work = dir.path().join("llm");
     init_at(&source, &work, None);
     let rounds = evolve_with(&work, &options(llm(&stub, Duration::from_secs(30)), 2, &[]));
-    assert!(rounds.iter().all(|r| r.status == "committed"), "{rounds:?}");
+    assert!(
+        rounds
+            .iter()
+            .all(|r| r.status == evolve::RoundStatus::Committed),
+        "{rounds:?}"
+    );
     let recorded = trees(&work);
     // Keep the evolution on a branch, then go back to v0 without its later version tags.
     let git = |args: &[&str]| {
@@ -483,7 +506,9 @@ fn replay_from_a_revision_of_the_same_workspace_reproduces_its_rounds() {
         ),
     );
     assert!(
-        replayed.iter().all(|r| r.status == "committed"),
+        replayed
+            .iter()
+            .all(|r| r.status == evolve::RoundStatus::Committed),
         "{replayed:?}"
     );
     assert_eq!(trees(&work), recorded);

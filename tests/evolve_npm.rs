@@ -54,6 +54,7 @@ fn every_real_server_reaches_v5_with_the_rules_backend() {
                         timeout: DEFAULT_TIMEOUT,
                         stages: evolve::default_stages(),
                         max_attempts: evolve::MAX_ATTEMPTS,
+                        max_failed_rounds: evolve::MAX_FAILED_ROUNDS,
                     };
                     let result = async {
                         init(&source, &work, &init_opts)
@@ -68,7 +69,7 @@ fn every_real_server_reaches_v5_with_the_rules_backend() {
                                 format!(
                                     "{} {} {}",
                                     r.version,
-                                    r.status,
+                                    format!("{:?}", r.status).to_lowercase(),
                                     r.operator.as_deref().unwrap_or("-")
                                 )
                             })

@@ -16,7 +16,6 @@ use crate::prompt::{self, Prompts};
 use crate::record::{self, Rejection, RoundRecord};
 use crate::schema::SchemaChange;
 use crate::server::LiveTools;
-use crate::server::session::Status;
 
 type Committed = (RoundRecord, LiveTools, Vec<Exchange>);
 
@@ -81,7 +80,7 @@ impl Round<'_> {
         model: &str,
         forced: Option<&Operator>,
         previous: &LiveTools,
-        statuses: &BTreeMap<String, Status>,
+        baseline: &crate::validate::Baseline,
     ) -> Result<Result<Committed, RoundOutcome>, EvolveError> {
         let head = self.ws.head()?;
         let talk = Talk {
@@ -158,6 +157,7 @@ impl Round<'_> {
                         operator: op.id.clone(),
                         targets: selection.targets.clone(),
                         reason,
+                        hunks: Vec::new(),
                     });
                     break; // the endpoint itself failed: another try would fail the same way
                 }
@@ -171,8 +171,9 @@ impl Round<'_> {
                         added: Vec::new(),
                         summary: format!("{}: {}", op.name, selection.rationale.trim()),
                         hunks,
+                        effects: Vec::new(),
                     };
-                    self.validate(op, &proposal, previous, statuses, Some(&generate))
+                    self.validate(op, &proposal, previous, baseline, Some(&generate))
                         .await
                 }
             };
@@ -193,6 +194,7 @@ impl Round<'_> {
                         operator: op.id.clone(),
                         targets: selection.targets.clone(),
                         reason: reason.clone(),
+                        hunks: Vec::new(),
                     });
                     messages.push(ChatMessage::assistant(reply_text));
                     messages.push(ChatMessage::user(feedback(&prompts, &reason)));
@@ -280,6 +282,7 @@ impl Round<'_> {
                 operator: "selection".into(),
                 targets: vec![],
                 reason: problem.clone(),
+                hunks: Vec::new(),
             });
             messages.push(ChatMessage::assistant(text));
             messages.push(ChatMessage::user(feedback(prompts, &problem)));
@@ -365,7 +368,14 @@ impl Round<'_> {
     }
 }
 
+/// The names a schema change brought in: added tools and the new names of renamed ones.
 fn added_tools(changes: &[SchemaChange]) -> Vec<String> {
-    let (added, _) = super::touched(changes);
-    added.into_iter().collect()
+    changes
+        .iter()
+        .filter_map(|c| match c.kind {
+            crate::schema::ChangeKind::ToolAdded => Some(c.tool.clone()),
+            crate::schema::ChangeKind::ToolRenamed => c.renamed_to.clone(),
+            _ => None,
+        })
+        .collect()
 }

@@ -2,12 +2,12 @@
 //! check the schema change against the operator's contract, run the functional tests, and only
 //! then commit the version. A failed attempt is rolled back and another is tried.
 
+mod diagnose;
 mod llm;
 mod round;
 
 use round::Round;
 
-use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::Duration;
 
@@ -17,14 +17,16 @@ use crate::anchor;
 use crate::mutate::Rng;
 use crate::operators::{self, Operator};
 use crate::record::{self, RoundRecord};
-use crate::schema::{self, ChangeKind};
-use crate::server::session::Session;
+use crate::server::session::Status;
 use crate::server::{LaunchConfig, LiveTools};
-use crate::validate;
+use crate::validate::{self, Baseline};
 use crate::workspace::Workspace;
 
-/// Attempts per round before it is reported as failed; each tries another operator or target.
-pub const MAX_ATTEMPTS: u32 = 4;
+/// Attempts per round before it is reported as failed; each tries another target, then another
+/// operator.
+pub const MAX_ATTEMPTS: u32 = 6;
+/// Failed rounds an evolution absorbs (each retried with another seed) before it stops.
+pub const MAX_FAILED_ROUNDS: u32 = 3;
 /// Replies a model gets per step (choosing, rewriting) before the round fails.
 pub const MAX_MODEL_ATTEMPTS: u32 = 3;
 
@@ -131,6 +133,17 @@ pub struct Options {
     pub timeout: Duration,
     pub stages: Vec<(String, String)>,
     pub max_attempts: u32,
+    /// Failed rounds tolerated before the evolution stops short of `rounds` versions: a failed
+    /// round is reported and tried again with another seed.
+    pub max_failed_rounds: u32,
+}
+
+/// How a round ended.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum RoundStatus {
+    Committed,
+    Failed,
 }
 
 /// One round as the command-line contract reports it.
@@ -140,13 +153,19 @@ pub struct RoundOutcome {
     pub commit: Option<String>,
     pub operator: Option<String>,
     pub tools: Vec<String>,
-    pub status: &'static str,
+    pub status: RoundStatus,
     pub attempts: u32,
+    /// The committed version's checks: passed, failed (always 0 when committed), unverifiable.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tests: Option<validate::Tally>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// Where the round's time went, all attempts together (not recorded in the commit: it
     /// differs from run to run).
     pub timings: Timings,
+    /// The attempts of a failed round, recorded with the next committed version.
+    #[serde(skip)]
+    pub rejected: Vec<record::Rejection>,
 }
 
 impl RoundOutcome {
@@ -165,10 +184,12 @@ impl RoundOutcome {
                 .last()
                 .map(|r| r.targets.clone())
                 .unwrap_or_default(),
-            status: "failed",
+            status: RoundStatus::Failed,
             attempts: rejected.len() as u32,
+            tests: None,
             reason: Some(reason),
             timings: Timings::default(),
+            rejected: rejected.to_vec(),
         }
     }
 }
@@ -259,14 +280,19 @@ pub async fn evolve(
     let config = LaunchConfig::for_package(root)?;
     let mut previous = record::read_tools(&ws, &latest.tag)?
         .ok_or_else(|| EvolveError::NoVersions(root.display().to_string()))?;
-    let mut statuses = record::read_round(&ws, &latest.tag)?
-        .map(|r| validate::statuses(&r.tests))
+    // Tools that timed out in the last checks are not called again: they would only spend
+    // the timeout once more.
+    let mut slow: Vec<String> = record::read_round(&ws, &latest.tag)?
+        .map(|r| timed_out(&r.tests))
         .unwrap_or_default();
-    preflight(root, &config, opts.timeout, &latest.tag).await?;
+    let mut baseline = observe(root, &config, &previous, opts.timeout, &slow, &latest.tag).await?;
 
     let mut outcomes = Vec::new();
+    let mut failures: Vec<record::FailedRound> = Vec::new();
     let cache = std::sync::Mutex::new(anchor::Cache::default());
-    for k in latest.number + 1..=latest.number + opts.rounds {
+    let mut k = latest.number + 1;
+    let mut tries = 0u32;
+    while k <= latest.number + opts.rounds {
         let forced_op = (!forced.is_empty()).then(|| forced[(k as usize - 1) % forced.len()]);
         let mut round = Round {
             root,
@@ -275,18 +301,19 @@ pub async fn evolve(
             opts,
             all_ops: &all_ops,
             number: k,
+            try_number: tries,
             clock: Clock::default(),
             cache: &cache,
             backend: opts.backend.name().to_string(),
         };
         let attempt = match &opts.backend {
             Backend::Rules => round
-                .run(forced_op, &previous, &statuses)
+                .run(forced_op, &previous, &baseline)
                 .await?
                 .map(|(r, t)| (r, t, Vec::new())),
             Backend::Llm { chat, model } => {
                 round
-                    .run_llm(chat.as_ref(), model, forced_op, &previous, &statuses)
+                    .run_llm(chat.as_ref(), model, forced_op, &previous, &baseline)
                     .await?
             }
             Backend::Replay { from } => {
@@ -296,19 +323,24 @@ pub async fn evolve(
                 round.backend = original.backend.clone();
                 let model = original.model.clone().unwrap_or_default();
                 round
-                    .run_llm(&replay, &model, forced_op, &previous, &statuses)
+                    .run_llm(&replay, &model, forced_op, &previous, &baseline)
                     .await?
             }
         };
         let outcome = match attempt {
-            Ok((record, tools, exchanges)) => {
+            Ok((mut record, tools, exchanges)) => {
                 let started = std::time::Instant::now();
+                record.failed_rounds = std::mem::take(&mut failures);
                 record::write(root, &record, &tools, &exchanges)?;
                 let version = ws.commit_version(k, &record.commit_message())?;
                 ws.set_stage_tags(&opts.stages)?;
                 let commit_ms = started.elapsed().as_secs_f64() * 1e3;
-                statuses = validate::statuses(&record.tests);
+                slow = timed_out(&record.tests);
                 previous = tools;
+                baseline =
+                    observe(root, &config, &previous, opts.timeout, &slow, &version.tag).await?;
+                k += 1;
+                tries = 0;
                 RoundOutcome {
                     version: version.tag,
                     commit: Some(version.commit),
@@ -319,28 +351,72 @@ pub async fn evolve(
                         .chain(&record.added)
                         .cloned()
                         .collect(),
-                    status: "committed",
+                    status: RoundStatus::Committed,
                     attempts: record.attempts,
+                    tests: Some(record.tally()),
                     reason: None,
                     timings: Timings {
                         commit_ms,
                         ..round.clock.timings()
                     },
+                    rejected: Vec::new(),
                 }
             }
             Err(mut failure) => {
                 failure.timings = round.clock.timings();
+                failures.push(record::FailedRound {
+                    round: k,
+                    operator: failure.operator.clone(),
+                    reason: failure.reason.clone().unwrap_or_default(),
+                    attempts: failure.rejected.clone(),
+                });
+                tries += 1;
                 failure
             }
         };
         report(&outcome);
-        let failed = outcome.status == "failed";
+        let failed = outcome.status == RoundStatus::Failed;
         outcomes.push(outcome);
-        if failed {
+        let failed_so_far = outcomes
+            .iter()
+            .filter(|o| o.status == RoundStatus::Failed)
+            .count();
+        // A replayed round can only be what was recorded, and a round no operator fits will
+        // not fit on another try either.
+        let hopeless = matches!(opts.backend, Backend::Replay { .. })
+            || outcomes.last().is_some_and(|o| o.attempts == 0);
+        if failed && (failed_so_far as u32 >= opts.max_failed_rounds.max(1) || hopeless) {
             break;
         }
     }
     Ok(outcomes)
+}
+
+/// The previous version's answers, or the error that no round can be validated without them.
+async fn observe(
+    root: &Path,
+    config: &LaunchConfig,
+    live: &LiveTools,
+    timeout: Duration,
+    slow: &[String],
+    version: &str,
+) -> Result<Baseline, EvolveError> {
+    Baseline::observe(root, config, &live.tools, timeout, slow)
+        .await
+        .map_err(|e| EvolveError::ServerBroken {
+            root: root.display().to_string(),
+            version: version.into(),
+            why: e.to_string(),
+        })
+}
+
+/// The tools whose checks timed out.
+fn timed_out(tests: &[validate::TestResult]) -> Vec<String> {
+    tests
+        .iter()
+        .filter(|t| t.status == Status::Timeout)
+        .map(|t| t.tool.clone())
+        .collect()
 }
 
 /// Where a workspace keeps settings that every `evolve` on it should use.
@@ -365,26 +441,6 @@ fn configured_operator_dirs(root: &Path) -> Result<Vec<std::path::PathBuf>, Evol
         .into_iter()
         .map(|d| if d.is_absolute() { d } else { root.join(d) })
         .collect())
-}
-
-/// The server must start at the current version, or no round could ever be validated.
-async fn preflight(
-    root: &Path,
-    config: &LaunchConfig,
-    timeout: Duration,
-    version: &str,
-) -> Result<(), EvolveError> {
-    let broken = |why: String| EvolveError::ServerBroken {
-        root: root.display().to_string(),
-        version: version.into(),
-        why,
-    };
-    let mut session = Session::start(root, config, &[], timeout)
-        .await
-        .map_err(|e| broken(e.to_string()))?;
-    let listed = session.list_tools().await;
-    session.close().await;
-    listed.map(|_| ()).map_err(|e| broken(e.to_string()))
 }
 
 /// Marks tools whose live schema leaves out parameter descriptions that their source gives.
@@ -418,33 +474,6 @@ fn mark_opaque_params(inventory: &mut crate::inventory::Inventory, live: &LiveTo
                 .iter()
                 .any(|p| p.description.is_some() && props[&p.name].get("description").is_none());
     }
-}
-
-/// The tools a schema change added (new names) and changed (existing ones still listed).
-fn touched(changes: &[schema::SchemaChange]) -> (BTreeSet<String>, BTreeSet<String>) {
-    let mut added = BTreeSet::new();
-    let mut changed = BTreeSet::new();
-    for c in changes {
-        match c.kind {
-            ChangeKind::ToolAdded => {
-                added.insert(c.tool.clone());
-            }
-            ChangeKind::ToolRenamed => {
-                if let Some(new) = c
-                    .detail
-                    .as_deref()
-                    .and_then(|d| d.strip_prefix("renamed to "))
-                {
-                    added.insert(new.trim_matches('`').to_string());
-                }
-            }
-            ChangeKind::ToolRemoved => {}
-            _ => {
-                changed.insert(c.tool.clone());
-            }
-        }
-    }
-    (added, changed)
 }
 
 /// A per-attempt seed: different for each round and attempt, fixed by the user's seed.

@@ -4,7 +4,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use super::{Clock, EvolveError, Options, RoundOutcome, add, mark_opaque_params, mix, touched};
+use super::{Clock, EvolveError, Options, RoundOutcome, add, mark_opaque_params, mix};
+
+/// Targets an operator gets in one round before another operator is tried.
+const TARGETS_PER_OPERATOR: usize = 2;
 use crate::anchor;
 use crate::contract;
 use crate::edit;
@@ -16,6 +19,7 @@ use crate::schema;
 use crate::server::session::{Session, Status};
 use crate::server::{LaunchConfig, LiveTools};
 use crate::validate;
+use crate::validate::Baseline;
 use crate::workspace::Workspace;
 
 pub(super) struct Round<'a> {
@@ -25,6 +29,8 @@ pub(super) struct Round<'a> {
     pub(super) opts: &'a Options,
     pub(super) all_ops: &'a [Operator],
     pub(super) number: u32,
+    /// Earlier tries of this round that failed: each new try draws other seeds.
+    pub(super) try_number: u32,
     pub(super) clock: Clock,
     pub(super) cache: &'a std::sync::Mutex<anchor::Cache>,
     /// What the round record says made the change: `rules`, or the LLM backend's name.
@@ -50,13 +56,19 @@ impl Round<'_> {
         &self,
         forced: Option<&Operator>,
         previous: &LiveTools,
-        statuses: &BTreeMap<String, Status>,
+        baseline: &Baseline,
     ) -> Result<Result<(RoundRecord, LiveTools), RoundOutcome>, EvolveError> {
         let head = self.ws.head()?;
         let mut rejected: Vec<Rejection> = Vec::new();
+        // Operators given up on: each gets TARGETS_PER_OPERATOR targets before another is tried.
         let mut tried: BTreeSet<String> = BTreeSet::new();
+        let mut unserved = Vec::new();
         for attempt in 1..=self.opts.max_attempts {
-            let seed = mix(self.opts.seed, self.number, attempt);
+            let seed = mix(
+                self.opts.seed,
+                self.number,
+                attempt + self.try_number * self.opts.max_attempts,
+            );
             let started = std::time::Instant::now();
             let mut inventory = anchor::anchor_with(self.root, self.cache).map_err(|e| {
                 EvolveError::ServerBroken {
@@ -65,6 +77,7 @@ impl Round<'_> {
                     why: e.to_string(),
                 }
             })?;
+            unserved = super::diagnose::keep_served(&mut inventory, previous);
             let op = match forced {
                 Some(op) => op,
                 None => match self.choose(&inventory, seed, &tried) {
@@ -74,12 +87,15 @@ impl Round<'_> {
             };
             mark_opaque_params(&mut inventory, previous);
             add(&self.clock.anchor, started);
-            tried.insert(op.id.clone());
             let avoid: Vec<String> = rejected
                 .iter()
                 .filter(|r| r.operator == op.id)
                 .flat_map(|r| r.targets.clone())
                 .collect();
+            let failures = rejected.iter().filter(|r| r.operator == op.id).count();
+            if failures + 1 >= TARGETS_PER_OPERATOR {
+                tried.insert(op.id.clone());
+            }
             let ctx = Context {
                 root: self.root,
                 inventory: &inventory,
@@ -92,18 +108,20 @@ impl Round<'_> {
             let proposal = match proposal {
                 Ok(p) => p,
                 Err(e) => {
+                    tried.insert(op.id.clone());
                     rejected.push(Rejection {
                         operator: op.id.clone(),
                         targets: vec![],
                         reason: e.to_string(),
+                        hunks: Vec::new(),
                     });
                     if forced.is_some() {
-                        break; // the forced operator will not fit on the next attempt either
+                        break; // the forced operator fits no other target either
                     }
                     continue;
                 }
             };
-            let result = self.validate(op, &proposal, previous, statuses, None).await;
+            let result = self.validate(op, &proposal, previous, baseline, None).await;
             match result {
                 Ok((mut record, tools)) => {
                     record.inapplicable = self.inapplicable(&inventory);
@@ -118,16 +136,16 @@ impl Round<'_> {
                         operator: op.id.clone(),
                         targets: proposal.targets.clone(),
                         reason,
+                        hunks: proposal.hunks.clone(),
                     });
                 }
             }
         }
         self.ws.restore(&head)?;
-        let reason = rejected
-            .last()
-            .map_or("no operator applies to this server".to_string(), |r| {
-                r.reason.clone()
-            });
+        let reason = match rejected.last() {
+            Some(r) => r.reason.clone(),
+            None => super::diagnose::why_nothing_applies(self.root, &unserved),
+        };
         let operator = rejected.last().map(|r| r.operator.clone());
         Ok(Err(RoundOutcome::failed(
             self.number,
@@ -190,7 +208,7 @@ impl Round<'_> {
         op: &Operator,
         proposal: &mutate::Proposal,
         previous: &LiveTools,
-        statuses: &BTreeMap<String, Status>,
+        baseline: &Baseline,
         generate: Option<&TestGen<'_>>,
     ) -> Attempt {
         let started = std::time::Instant::now();
@@ -204,7 +222,7 @@ impl Round<'_> {
         let started = std::time::Instant::now();
         // `node --check` runs while the server starts; its verdict comes first all the same.
         let result = self
-            .run_server(op, proposal, previous, statuses, generate)
+            .run_server(op, proposal, previous, baseline, generate)
             .await;
         let node_verdict = node_check.wait().map_err(|e| e.to_string());
         add(&self.clock.server, started);
@@ -218,7 +236,7 @@ impl Round<'_> {
         op: &Operator,
         proposal: &mutate::Proposal,
         previous: &LiveTools,
-        statuses: &BTreeMap<String, Status>,
+        baseline: &Baseline,
         generate: Option<&TestGen<'_>>,
     ) -> Attempt {
         let mut session = Session::start(self.root, self.config, &[], self.opts.timeout)
@@ -228,7 +246,6 @@ impl Round<'_> {
         let tests = match &listed {
             Ok(live) => {
                 let changes = schema::diff(&previous.tools, &live.tools);
-                let (added, changed) = touched(&changes);
                 if let Err(violations) = contract::check(&op.contract, &changes, &proposal.targets)
                 {
                     session.close().await;
@@ -238,10 +255,30 @@ impl Round<'_> {
                         violations.join("; ")
                     ));
                 }
-                let tests = validate::run(&session, &live.tools, &added, &changed, statuses).await;
+                let change = validate::Change {
+                    previous: &previous.tools,
+                    current: &live.tools,
+                    changes: &changes,
+                    effects: &proposal.effects,
+                };
+                // Without a removed tool's calls, the state later tools see differs: they are
+                // compared with the previous version called the same way.
+                let adjusted = match self.without_removed(&changes, previous, baseline).await {
+                    Ok(b) => b,
+                    Err(reason) => {
+                        session.close().await;
+                        return Err(reason);
+                    }
+                };
+                let tests =
+                    validate::run(&session, adjusted.as_ref().unwrap_or(baseline), &change).await;
                 let generated = match generate {
                     Some(generate) => match generate(changes.clone(), live.tools.clone()).await {
-                        Ok(cases) => run_generated(&session, cases).await,
+                        Ok(cases) => {
+                            let mut results = run_generated(&session, cases).await;
+                            self.excuse_on_previous(&mut results).await;
+                            results
+                        }
                         Err(reason) => {
                             session.close().await;
                             return Err(reason);
@@ -258,14 +295,20 @@ impl Round<'_> {
         let mut live = listed.map_err(|e| e.to_string())?;
         record::scrub_tmp(&mut live, tmp.as_deref());
         let (changes, tests, generated) = tests.expect("listed is Ok here");
-        if let Some(failed) = tests.iter().find(|t| !t.passed) {
+        if let Some(failed) = tests
+            .iter()
+            .find(|t| t.verdict == validate::Verdict::Failed)
+        {
             return Err(format!(
                 "test of `{}` failed: {}",
                 failed.tool,
                 failed.reason.as_deref().unwrap_or("")
             ));
         }
-        if let Some(failed) = generated.iter().find(|t| !t.passed) {
+        if let Some(failed) = generated
+            .iter()
+            .find(|t| t.verdict == validate::Verdict::Failed)
+        {
             return Err(format!(
                 "generated test of `{}` with arguments {} failed: {}",
                 failed.test.tool,
@@ -284,6 +327,7 @@ impl Round<'_> {
             added: proposal.added.clone(),
             summary: proposal.summary.clone(),
             hunks: proposal.hunks.clone(),
+            effects: proposal.effects.clone(),
             patterns: schema::round_patterns(&changes),
             schema_changes: changes,
             tests,
@@ -293,6 +337,7 @@ impl Round<'_> {
             inapplicable: Default::default(),
             usage: None,
             model: None,
+            failed_rounds: Vec::new(),
         };
         Ok((record, live))
     }
@@ -306,31 +351,140 @@ async fn run_generated(session: &Session, cases: Vec<GeneratedTest>) -> Vec<Gene
         let outcome = session
             .call(&test.tool, test.arguments.clone(), validate::CALL_TIMEOUT)
             .await;
-        let succeeded = outcome.status == Status::Ok;
-        let reason = match outcome.status {
-            Status::Crashed | Status::Timeout => {
-                Some(format!("{:?}: {}", outcome.status, outcome.text))
-            }
-            _ if succeeded != (test.expect == "success") => Some(format!(
-                "expected {} but it answered {:?}: {}",
-                test.expect,
-                outcome.status,
-                outcome.text.chars().take(200).collect::<String>()
-            )),
-            _ => match &test.contains {
-                Some(needle) if !outcome.text.contains(needle.as_str()) => Some(format!(
-                    "the result does not contain {needle:?}: {}",
-                    outcome.text.chars().take(200).collect::<String>()
-                )),
-                _ => None,
-            },
-        };
+        let reason = generated_failure(&test, &outcome);
         out.push(GeneratedResult {
             test,
             status: outcome.status,
+            verdict: if reason.is_none() {
+                validate::Verdict::Passed
+            } else {
+                validate::Verdict::Failed
+            },
             passed: reason.is_none(),
             reason,
         });
     }
     out
+}
+
+/// Why a model-written case did not end as it expected, or None.
+fn generated_failure(
+    test: &GeneratedTest,
+    outcome: &crate::server::session::Outcome,
+) -> Option<String> {
+    let quote = |t: &str| {
+        validate::normalize::normalize(
+            &t.split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .chars()
+                .take(200)
+                .collect::<String>(),
+        )
+    };
+    let succeeded = outcome.status == Status::Ok;
+    match outcome.status {
+        Status::Crashed | Status::Timeout => {
+            Some(format!("{:?}: {}", outcome.status, quote(&outcome.text)))
+        }
+        _ if succeeded != (test.expect == "success") => Some(format!(
+            "expected {} but it answered {:?}: {}",
+            test.expect,
+            outcome.status,
+            quote(&outcome.text)
+        )),
+        _ => match &test.contains {
+            Some(needle) if !outcome.text.contains(needle.as_str()) => Some(format!(
+                "the result does not contain {needle:?}: {}",
+                quote(&outcome.text)
+            )),
+            _ => None,
+        },
+    }
+}
+
+impl Round<'_> {
+    /// The previous version's answers with the tools this change removes left out of the
+    /// calls, or None when it removes none.
+    async fn without_removed(
+        &self,
+        changes: &[schema::SchemaChange],
+        previous: &LiveTools,
+        baseline: &Baseline,
+    ) -> Result<Option<Baseline>, String> {
+        let removed: Vec<&str> = changes
+            .iter()
+            .filter(|c| c.kind == schema::ChangeKind::ToolRemoved)
+            .map(|c| c.tool.as_str())
+            .collect();
+        if removed.is_empty() {
+            return Ok(None);
+        }
+        let kept: Vec<serde_json::Value> = previous
+            .tools
+            .iter()
+            .filter(|t| !removed.iter().any(|r| t["name"] == *r))
+            .cloned()
+            .collect();
+        let dir = tempfile::tempdir().map_err(|e| format!("cannot make a scratch folder: {e}"))?;
+        let head = self.ws.head().map_err(|e| e.to_string())?;
+        self.ws.snapshot(&head, dir.path()).map_err(|e| e.to_string())?;
+        let slow: Vec<String> = baseline
+            .calls
+            .iter()
+            .filter(|(_, o)| o.status == Status::Timeout)
+            .map(|(n, _)| n.clone())
+            .collect();
+        let mut again = Baseline::observe(dir.path(), self.config, &kept, self.opts.timeout, &slow)
+            .await
+            .map_err(|e| format!("the previous version did not answer again: {e}"))?;
+        again.unknown = baseline.unknown.clone();
+        for name in removed {
+            if let Some(seen) = baseline.calls.get(name) {
+                again.calls.insert(name.to_string(), seen.clone());
+            }
+        }
+        Ok(Some(again))
+    }
+
+    /// Calls the failed generated cases on the previous version (a snapshot of HEAD): a case
+    /// that fails there the same way expected something this machine cannot show, so it says
+    /// nothing about the edit and becomes unverifiable.
+    async fn excuse_on_previous(&self, results: &mut [GeneratedResult]) {
+        if results.iter().all(|r| r.passed) {
+            return;
+        }
+        let Ok(dir) = tempfile::tempdir() else {
+            return;
+        };
+        let Ok(head) = self.ws.head() else {
+            return;
+        };
+        if self.ws.snapshot(&head, dir.path()).is_err() {
+            return;
+        }
+        let Ok(session) = Session::start(dir.path(), self.config, &[], self.opts.timeout).await
+        else {
+            return;
+        };
+        for r in results.iter_mut().filter(|r| !r.passed) {
+            // Calls that name a tool the previous version lacks cannot fail "the same way".
+            let before = session
+                .call(
+                    &r.test.tool,
+                    r.test.arguments.clone(),
+                    validate::CALL_TIMEOUT,
+                )
+                .await;
+            let same = before.status == r.status && generated_failure(&r.test, &before).is_some();
+            if same && !matches!(r.status, Status::Crashed | Status::Timeout) {
+                r.verdict = validate::Verdict::Unverifiable;
+                r.reason = Some(format!(
+                    "the previous version answers this call the same way, so the expectation was wrong ({})",
+                    r.reason.as_deref().unwrap_or("")
+                ));
+            }
+        }
+        session.close().await;
+    }
 }

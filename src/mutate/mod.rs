@@ -3,11 +3,14 @@
 //! Every backend produces the same [`Proposal`]: search/replace hunks per file, applied by
 //! [`crate::edit`]. Everything after the proposal (check, validate, commit) is shared.
 
+pub mod behaviours;
 pub mod edits;
 pub mod reply;
 pub mod rules;
 pub mod snippets;
+pub mod unroute;
 pub mod words;
+pub mod wrap;
 
 use std::path::Path;
 
@@ -27,6 +30,9 @@ pub struct Proposal {
     /// One sentence a person reads in `git log`.
     pub summary: String,
     pub hunks: Vec<Hunk>,
+    /// What the change claims to do to the tools' answers; the oracle checks each claim.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub effects: Vec<crate::validate::Effect>,
 }
 
 /// What a mutator sees of the server.

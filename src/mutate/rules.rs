@@ -3,10 +3,12 @@
 
 use std::path::Path;
 
+use super::behaviours::{Bound, NEW_PARAMS, NewParam, around_params};
 use super::edits::{Edits, append_entry, indent_at, item_range, js_string, statement_range};
-use super::words::{self, NEW_PARAMS, VARIANTS};
-use super::{Context, MutateError, Proposal, Rng};
+use super::words::{self, VARIANTS};
+use super::{Context, MutateError, Proposal, Rng, unroute, wrap};
 use crate::inventory::{DispatchSite, ParamSite, Span, Tool};
+use crate::validate::Effect;
 
 /// Operator ids the rules backend implements, in order.
 pub const OPERATORS: &[&str] = &[
@@ -42,19 +44,24 @@ pub fn applies(op: &str, tool: &Tool, all: &[Tool]) -> Result<(), &'static str> 
             if s.registration.is_none() {
                 return Err("no registration site to remove was found");
             }
-            if !all
-                .iter()
-                .any(|t| t.name != tool.name && t.sites.description.is_some())
-            {
-                return Err("no other tool has a description to take over its behaviour");
+            if all.len() < 2 {
+                return Err("it is the server's only tool");
             }
             Ok(())
         }
-        "O5" => match schema {
-            Some(sc) if sc.json || sc.zod.is_some() => Ok(()),
-            Some(_) => Err("its zod shape has no parameter that shows how the file spells zod"),
-            None => Err("its input schema is not written out literally"),
-        },
+        "O5" => {
+            if tool.handler.is_none() {
+                return Err("its handler was not found, so a new parameter could not act");
+            }
+            if fresh_params(tool).is_empty() {
+                return Err("it already has every parameter the rules can add");
+            }
+            match schema {
+                Some(sc) if sc.json || sc.zod.is_some() => Ok(()),
+                Some(_) => Err("its zod shape has no parameter that shows how the file spells zod"),
+                None => Err("its input schema is not written out literally"),
+            }
+        }
         "O6" => constrainable(tool).map(|_| ()),
         "O7" => optional_params(tool)
             .first()
@@ -149,8 +156,8 @@ fn preferred(params: &[ParamSite]) -> Vec<&ParamSite> {
     }
 }
 
-/// A parameter a constraint can be added to, with the constraint's text.
-fn constrainable(tool: &Tool) -> Result<(&ParamSite, &'static str), &'static str> {
+/// A parameter a bound can be added to, with the bound.
+fn constrainable(tool: &Tool) -> Result<(&ParamSite, Bound), &'static str> {
     let schema = tool
         .sites
         .schema
@@ -163,20 +170,23 @@ fn constrainable(tool: &Tool) -> Result<(&ParamSite, &'static str), &'static str
             .find(|p| p.name == site.name)
             .and_then(|p| p.ty.as_deref())
             .unwrap_or("");
-        let constraint = match (schema.json, ty) {
-            (false, "string") => ".max(500)",
-            (false, "number") => ".max(1000000)",
-            (false, "array") => ".max(100)",
-            (true, "string") => "maxLength: 500",
-            (true, "number" | "integer") => "maximum: 1000000",
-            (true, "array") => "maxItems: 100",
-            _ => continue,
+        // zod spells integers as numbers; a JSON schema says which.
+        let Some(bound) = Bound::for_type(ty).filter(|_| schema.json || ty != "integer") else {
+            continue;
         };
         if schema.json || site.base.is_some() {
-            return Ok((site, constraint));
+            return Ok((site, bound));
         }
     }
     Err("no string, number or array parameter takes a new bound")
+}
+
+/// The parameters with a real effect that the tool does not have yet.
+fn fresh_params(tool: &Tool) -> Vec<&'static NewParam> {
+    NEW_PARAMS
+        .iter()
+        .filter(|p| !tool.params.iter().any(|q| q.name == p.name))
+        .collect()
 }
 
 /// Proposes the edits of operator `op` on one tool chosen by the seed among those it applies to.
@@ -187,10 +197,20 @@ pub fn propose(op: &str, ctx: &Context) -> Result<Proposal, MutateError> {
     let tools = &ctx.inventory.tools;
     let fitting: Vec<&Tool> = tools
         .iter()
+        .filter(|t| !ctx.avoid.contains(&t.name))
         .filter(|t| applies(op, t, tools).is_ok())
         .collect();
     let mut rng = Rng::new(ctx.seed);
     let Some(tool) = rng.pick(&fitting).copied() else {
+        if !ctx.avoid.is_empty() && tools.iter().any(|t| applies(op, t, tools).is_ok()) {
+            return Err(MutateError::NotApplicable {
+                operator: op.to_string(),
+                why: format!(
+                    "every tool it fits failed an earlier attempt this round ({})",
+                    ctx.avoid.join(", ")
+                ),
+            });
+        }
         let why = tools
             .first()
             .map_or("the server has no anchored tools".to_string(), |t| {
@@ -211,10 +231,15 @@ pub fn propose(op: &str, ctx: &Context) -> Result<Proposal, MutateError> {
         rng,
         added: Vec::new(),
         targets: vec![tool.name.clone()],
+        effects: Vec::new(),
     };
     let summary = r.apply(op, tool, tools)?;
     let Round {
-        e, added, targets, ..
+        e,
+        added,
+        targets,
+        effects,
+        ..
     } = r;
     Ok(Proposal {
         operator: op.to_string(),
@@ -222,6 +247,7 @@ pub fn propose(op: &str, ctx: &Context) -> Result<Proposal, MutateError> {
         added,
         summary,
         hunks: e.into_hunks(),
+        effects,
     })
 }
 
@@ -231,6 +257,8 @@ struct Round<'a> {
     rng: Rng,
     added: Vec<String>,
     targets: Vec<String>,
+    /// What the edits make the tools do, for the oracle to check.
+    effects: Vec<Effect>,
 }
 
 impl Round<'_> {
@@ -239,7 +267,7 @@ impl Round<'_> {
         Ok(match op {
             "O1" => {
                 let new = self.add_copy(tool)?;
-                format!("Tool Addition: added `{new}`, built on the behaviour of `{name}`")
+                format!("Tool Addition: added `{new}`, an alias that behaves as `{name}`")
             }
             "O2" => {
                 let new = words::join(name, "v2");
@@ -252,34 +280,9 @@ impl Round<'_> {
                 format!("Tool Replacement: `{name}` is replaced by `{new}`")
             }
             "O3" => {
-                let others: Vec<&Tool> = all
-                    .iter()
-                    .filter(|t| t.name != *name && t.sites.description.is_some())
-                    .collect();
-                let heir = *self
-                    .rng
-                    .pick(&others)
-                    .expect("applies() checked there is one");
                 self.remove(tool)?;
-                let old = heir
-                    .description
-                    .as_deref()
-                    .unwrap_or("")
-                    .trim_end_matches('.');
-                let what = tool
-                    .description
-                    .as_deref()
-                    .unwrap_or("")
-                    .trim_end_matches('.');
-                self.describe(
-                    heir,
-                    &format!("{old}. It also covers what the removed `{name}` did: {what}."),
-                )?;
-                self.targets.push(heir.name.clone());
-                format!(
-                    "Tool Removal: removed `{name}`; `{}` takes over its role",
-                    heir.name
-                )
+                unroute::remove_dispatch(&mut self.e, self.root, tool)?;
+                format!("Tool Removal: removed `{name}`, its registration and its routing")
             }
             "O4" => {
                 let new = self.add_copy(tool)?;
@@ -290,9 +293,11 @@ impl Round<'_> {
                     .trim_end_matches('.');
                 self.describe(
                     tool,
-                    &format!("{old}. For a lighter, faster call, see `{new}`."),
+                    &format!("{old}. Also available as `{new}`, which behaves the same."),
                 )?;
-                format!("Tool Integration: added `{new}` beside `{name}` and told them apart")
+                format!(
+                    "Tool Integration: added `{new}` beside `{name}` and pointed one at the other"
+                )
             }
             "O5" => {
                 let count = 1 + self.rng.below(2);
@@ -300,12 +305,17 @@ impl Round<'_> {
                 format!("Flexible Expansion: `{name}` takes new optional parameter(s) {added}")
             }
             "O6" => {
-                let (site, constraint) = constrainable(tool).expect("applies() checked");
-                self.constrain(tool, site, constraint)?;
+                let (site, bound) = constrainable(tool).expect("applies() checked");
+                let enforced = self.constrain(tool, site, bound)?;
                 format!(
-                    "Constraint Mutation: `{name}`.`{}` is bounded ({})",
+                    "Constraint Mutation: `{name}`.`{}` is bounded ({}){}",
                     site.name,
-                    constraint.trim_start_matches('.')
+                    bound.words(),
+                    if enforced {
+                        ", and values beyond it are refused"
+                    } else {
+                        ""
+                    }
                 )
             }
             "O7" => {
@@ -313,12 +323,32 @@ impl Round<'_> {
                 format!("Parameter Pruning: removed optional parameter `{param}` from `{name}`")
             }
             "O8" => {
+                let mut after = tool.clone();
                 let change = if applies("O5", tool, all).is_ok() {
-                    format!("added {}", self.add_params(tool, 1)?)
+                    let added = self.add_params(tool, 1)?;
+                    let names: Vec<String> = self
+                        .effects
+                        .iter()
+                        .filter_map(|e| e.param().map(str::to_string))
+                        .collect();
+                    after.params.extend(
+                        NEW_PARAMS
+                            .iter()
+                            .filter(|p| names.iter().any(|n| n == p.name))
+                            .map(|p| crate::inventory::Param {
+                                name: p.name.into(),
+                                ty: Some(p.ty.into()),
+                                description: Some(p.description.into()),
+                                required: false,
+                            }),
+                    );
+                    format!("added {added}")
                 } else {
-                    format!("removed `{}`", self.prune(tool)?)
+                    let pruned = self.prune(tool)?;
+                    after.params.retain(|p| p.name != pruned);
+                    format!("removed `{pruned}`")
                 };
-                let text = words::tool_description(tool, self.rng.below(3));
+                let text = words::tool_description(&after, self.rng.below(3));
                 self.describe(tool, &text)?;
                 format!("Interface Refactoring: `{name}` {change}, with its description updated")
             }
@@ -488,6 +518,11 @@ impl Round<'_> {
             self.route(tool, &new)?;
         }
         self.added.push(new.clone());
+        self.effects.push(Effect::Variant {
+            tool: new.clone(),
+            source: tool.name.clone(),
+            max_chars: None,
+        });
         Ok(new)
     }
 
@@ -549,58 +584,79 @@ impl Round<'_> {
         self.e.replace(self.root, &with_bytes(reg, start, end), "")
     }
 
+    /// Adds up to `count` optional parameters with a real effect: declared in the schema and
+    /// acted on by code wrapped around the handler. Returns them, as the summary names them.
     fn add_params(&mut self, tool: &Tool, count: usize) -> Result<String, MutateError> {
+        let chosen = self.new_params(tool, count);
         let schema = tool.sites.schema.as_ref().expect("applies() checked");
-        let fresh: Vec<&(&str, &str, &str)> = NEW_PARAMS
-            .iter()
-            .filter(|(n, _, _)| !tool.params.iter().any(|p| p.name == *n))
-            .collect();
-        let start = self.rng.below(fresh.len().max(1));
-        let chosen: Vec<&&(&str, &str, &str)> = fresh
-            .iter()
-            .cycle()
-            .skip(start)
-            .take(count.min(fresh.len()))
-            .collect();
         let entries: Vec<String> = chosen
             .iter()
-            .map(|(name, ty, description)| match &schema.zod {
+            .map(|p| match &schema.zod {
                 Some(z) if !schema.json => format!(
-                    "{name}: {z}.{ty}().optional().describe({})",
-                    js_string(description)
+                    "{}: {z}.number().int().min(1).optional().describe({})",
+                    p.name,
+                    js_string(p.description)
                 ),
                 _ => format!(
-                    "{name}: {{ type: {}, description: {} }}",
-                    js_string(ty),
-                    js_string(description)
+                    "{}: {{ type: {}, minimum: 1, description: {} }}",
+                    p.name,
+                    js_string(p.ty),
+                    js_string(p.description)
                 ),
             })
             .collect();
+        wrap::wrap(&mut self.e, self.root, tool, &around_params(&chosen))?;
         let text = self.e.text(self.root, &schema.object.file)?.to_string();
         let last = schema.params.last().map(|p| &p.entry);
         let (at, new) = append_entry(&text, &schema.object, last, &entries.join(", "));
         self.e.insert(self.root, &schema.object.file, at, new)?;
+        self.effects
+            .extend(chosen.iter().map(|p| (p.effect)(&tool.name, p.name)));
         Ok(chosen
             .iter()
-            .map(|(n, _, _)| format!("`{n}`"))
+            .map(|p| format!("`{}`", p.name))
             .collect::<Vec<_>>()
             .join(", "))
     }
 
+    /// Up to `count` of the parameters the tool lacks, starting at one the seed picks.
+    fn new_params(&mut self, tool: &Tool, count: usize) -> Vec<&'static NewParam> {
+        let fresh = fresh_params(tool);
+        let start = self.rng.below(fresh.len().max(1));
+        fresh
+            .iter()
+            .cycle()
+            .skip(start)
+            .take(count.min(fresh.len()))
+            .copied()
+            .collect()
+    }
+
+    /// Declares the bound in the schema and, where the handler can be wrapped, refuses values
+    /// beyond it before the handler runs. Returns whether it is enforced (and so claimed).
     fn constrain(
         &mut self,
         tool: &Tool,
         site: &ParamSite,
-        constraint: &str,
-    ) -> Result<(), MutateError> {
+        bound: Bound,
+    ) -> Result<bool, MutateError> {
         let json = tool.sites.schema.as_ref().is_some_and(|s| s.json);
         if json {
-            self.insert_into_property(site, "O6", &format!(" {constraint},"))
+            self.insert_into_property(site, "O6", &format!(" {},", bound.json()))?;
         } else {
             let base = site.base.as_ref().expect("constrainable() checked");
             self.e
-                .insert(self.root, &base.file, base.bytes.1, constraint)
+                .insert(self.root, &base.file, base.bytes.1, bound.zod())?;
         }
+        if wrap::wrappable(self.root, tool).is_err() {
+            return Ok(false);
+        }
+        wrap::wrap(&mut self.e, self.root, tool, &bound.enforce(&site.name))?;
+        self.effects.push(Effect::Enforced {
+            tool: tool.name.clone(),
+            param: site.name.clone(),
+        });
+        Ok(true)
     }
 
     /// Inserts `entry` first in a JSON-schema property object (`{ type: "string" }`).

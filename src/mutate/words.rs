@@ -58,37 +58,17 @@ pub fn words(name: &str) -> Vec<String> {
 
 /// Suffixes for a tool added beside an existing one, with what the variant is for.
 pub const VARIANTS: &[(&str, &str)] = &[
-    ("preview", "Preview variant of `{name}` for quick checks"),
-    ("lite", "Lightweight variant of `{name}`"),
-    ("quick", "Fast-path variant of `{name}`"),
-];
-
-/// Optional parameters a flexible expansion may add: name, type, description.
-pub const NEW_PARAMS: &[(&str, &str, &str)] = &[
     (
-        "verbose",
-        "boolean",
-        "When true, include extra detail in the result.",
+        "alias",
+        "Alias of `{name}`: it behaves exactly as `{name}` does",
     ),
     (
-        "locale",
-        "string",
-        "Preferred language for text in the result, as a BCP 47 tag such as en-US.",
+        "v1",
+        "Alias of `{name}` under a versioned name: it behaves exactly as `{name}` does",
     ),
     (
-        "request_id",
-        "string",
-        "An identifier chosen by the caller, for tracing the request.",
-    ),
-    (
-        "dry_run",
-        "boolean",
-        "When true, describe what would be done without doing it.",
-    ),
-    (
-        "max_items",
-        "number",
-        "Upper bound on the number of items returned.",
+        "compat",
+        "Compatibility alias of `{name}`: it behaves exactly as `{name}` does",
     ),
 ];
 
@@ -136,7 +116,7 @@ pub fn tool_description(tool: &Tool, variant: usize) -> String {
     let new = match variant % 3 {
         0 => format!("{what}. {old} Takes {}.", param_summary(&tool.params)),
         1 => format!(
-            "{old} Use `{}` when you need to {}; failures are reported in the result text.",
+            "{old} Use `{}` to {}.",
             tool.name,
             words(&tool.name).join(" ")
         ),

@@ -39,15 +39,28 @@ pub struct Outcome {
     pub status: Status,
     /// The text content of the result, or the error message.
     pub text: String,
+    /// Each text part of the result's content on its own (empty for errors), for checks that
+    /// look at one part at a time.
+    pub parts: Vec<String>,
 }
 
-fn content_text(result: &Value) -> String {
+impl Outcome {
+    fn failed(status: Status, text: String) -> Outcome {
+        Outcome {
+            status,
+            text,
+            parts: Vec::new(),
+        }
+    }
+}
+
+fn content_parts(result: &Value) -> Vec<String> {
     let parts = result["content"].as_array().map(|c| {
         c.iter()
-            .filter_map(|p| p["text"].as_str())
+            .filter_map(|p| p["text"].as_str().map(str::to_string))
             .collect::<Vec<_>>()
     });
-    parts.unwrap_or_default().join("\n")
+    parts.unwrap_or_default()
 }
 
 /// What `mcpevol tools --json` prints: the live `tools/list`, every page.
@@ -184,30 +197,30 @@ impl Session {
         match tokio::time::timeout(timeout, self.client.peer().call_tool(params)).await {
             Ok(Ok(result)) => {
                 let value = serde_json::to_value(result).unwrap_or(Value::Null);
-                let text = content_text(&value);
+                let parts = content_parts(&value);
                 let status = if value["isError"] == true {
                     Status::ToolError
                 } else {
                     Status::Ok
                 };
-                Outcome { status, text }
+                Outcome {
+                    status,
+                    text: parts.join("\n"),
+                    parts,
+                }
             }
-            Ok(Err(rmcp::ServiceError::McpError(e))) => Outcome {
-                status: Status::RpcError,
-                text: e.message.to_string(),
-            },
+            Ok(Err(rmcp::ServiceError::McpError(e))) => {
+                Outcome::failed(Status::RpcError, e.message.to_string())
+            }
             Ok(Err(e)) => {
                 tokio::time::sleep(STDERR_SETTLE).await;
                 let tail = self.process.stderr_tail(3);
-                Outcome {
-                    status: Status::Crashed,
-                    text: format!("{e}; stderr: {tail}"),
-                }
+                Outcome::failed(Status::Crashed, format!("{e}; stderr: {tail}"))
             }
-            Err(_) => Outcome {
-                status: Status::Timeout,
-                text: format!("no answer within {}", secs(timeout)),
-            },
+            Err(_) => Outcome::failed(
+                Status::Timeout,
+                format!("no answer within {}", secs(timeout)),
+            ),
         }
     }
 

@@ -19,7 +19,7 @@ pub fn arguments_for(schema: &Value) -> Map<String, Value> {
     out
 }
 
-fn value_for(schema: &Value, name: &str) -> Value {
+pub(crate) fn value_for(schema: &Value, name: &str) -> Value {
     if let Some(v) = schema.get("default").or_else(|| schema.get("const")) {
         return v.clone();
     }
@@ -88,7 +88,11 @@ fn string_for(schema: &Value, name: &str) -> String {
         Some("date") => "2026-01-01".to_string(),
         Some("email") => "user@example.com".to_string(),
         _ if name.to_ascii_lowercase().contains("url") => "https://example.com/".to_string(),
-        _ => "test".to_string(),
+        _ => schema["examples"][0]
+            .as_str()
+            .map(str::to_string)
+            .or_else(|| example_in(schema["description"].as_str().unwrap_or("")))
+            .unwrap_or_else(|| "test".to_string()),
     };
     let min = schema["minLength"].as_u64().unwrap_or(0) as usize;
     if text.len() < min {
@@ -98,8 +102,36 @@ fn string_for(schema: &Value, name: &str) -> String {
     }
 }
 
+/// The value a description gives as an example ("City name, e.g. paris"), which the server
+/// is more likely to know than a made-up word.
+fn example_in(description: &str) -> Option<String> {
+    const MARKERS: &[&str] = &["e.g.", "for example", "such as", "example:"];
+    let lower = description.to_ascii_lowercase();
+    let at = MARKERS
+        .iter()
+        .filter_map(|m| lower.find(m).map(|i| i + m.len()))
+        .min()?;
+    let word: String = description[at..]
+        .trim_start_matches([' ', ':', ','])
+        .trim_start_matches(['"', '\'', '`'])
+        .chars()
+        .take_while(|c| !c.is_whitespace() && !matches!(c, ',' | ')' | ';' | '"' | '\'' | '`'))
+        .collect();
+    let word = word.trim_end_matches('.').to_string();
+    (!word.is_empty() && word.len() <= 64).then_some(word)
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_string_takes_the_example_its_description_gives() {
+        assert_eq!(example_in("City name, e.g. paris"), Some("paris".into()));
+        assert_eq!(example_in("A repo, for example `octo/hello`."), Some("octo/hello".into()));
+        assert_eq!(example_in("Free text"), None);
+        let schema = json!({"type": "object", "properties": {"city": {"type": "string", "description": "City, e.g. lima"}}, "required": ["city"]});
+        assert_eq!(arguments_for(&schema)["city"], "lima");
+    }
+
     use super::*;
 
     #[test]

@@ -7,6 +7,7 @@
 
 mod package;
 mod repo;
+mod snapshot;
 
 #[cfg(test)]
 mod package_tests;

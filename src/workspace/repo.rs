@@ -16,8 +16,8 @@ const IDENTITY: (&str, &str) = ("mcpevol", "mcpevol@localhost");
 const EPOCH: i64 = 1_767_225_600;
 
 pub struct Workspace {
-    root: PathBuf,
-    repo: Repository,
+    pub(super) root: PathBuf,
+    pub(super) repo: Repository,
 }
 
 impl Workspace {

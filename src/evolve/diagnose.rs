@@ -1,0 +1,133 @@
+//! Why a round found nothing to change: tools anchored in the source but not served (and the
+//! switches that look like they turn them on), or no tools anchored at all.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::inventory::Inventory;
+use crate::server::LiveTools;
+
+/// Switches named in a few words are enough to point a user at the right one.
+const SWITCHES_NAMED: usize = 6;
+/// Words in a switch's name that say it turns tools or features on.
+const SWITCH_WORDS: &[&str] = &[
+    "TOOL",
+    "ENABLE",
+    "ALLOW",
+    "FEATURE",
+    "GROUP",
+    "EXPERIMENT",
+    "MODE",
+    "CAPAB",
+    "ONLY",
+    "READ",
+    "WRITE",
+];
+
+static ENV_VAR: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"process\.env(?:\.([A-Z][A-Z0-9_]{2,})|\[\s*["']([A-Z][A-Z0-9_]{2,})["']\s*\])"#)
+        .expect("the pattern compiles")
+});
+static FLAG: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"["'](--[a-z][a-z0-9-]{2,})(?:=[^"']*)?["']"#).expect("compiles")
+});
+
+/// Drops the anchored tools the running server does not list (a round aimed at them could
+/// change nothing a client sees) and returns their names.
+pub fn keep_served(inventory: &mut Inventory, live: &LiveTools) -> Vec<String> {
+    let served: BTreeSet<&str> = live.names().into_iter().collect();
+    let (kept, dropped): (Vec<_>, Vec<_>) = std::mem::take(&mut inventory.tools)
+        .into_iter()
+        .partition(|t| served.contains(t.name.as_str()));
+    inventory.tools = kept;
+    dropped.into_iter().map(|t| t.name).collect()
+}
+
+/// The reason a round could not even propose a change, in words that say what to do.
+pub fn why_nothing_applies(root: &Path, unserved: &[String]) -> String {
+    let anchored_none = "anchoring found no tool definitions in the package's own sources, so no operator applies (see `mcpevol anchor`)";
+    if unserved.is_empty() {
+        return format!(
+            "no operator applies to any tool this server lists; {anchored_none} or every operator was ruled out (see `inapplicable` in round.json)"
+        );
+    }
+    let switches = switches(root);
+    let hint = if switches.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; launch settings that may turn them on (give them with `mcpevol init --arg/--env`): {}",
+            switches.join(", ")
+        )
+    };
+    format!(
+        "no operator applies to a served tool: anchored tools {} are not listed by the running server{hint}",
+        unserved.join(", ")
+    )
+}
+
+/// Environment variables and command-line flags the package's sources read whose names look
+/// like tool switches, most telling first.
+pub fn switches(root: &Path) -> Vec<String> {
+    let mut found: BTreeSet<(usize, String)> = BTreeSet::new();
+    for file in crate::anchor::files::discover(root).0 {
+        let Ok(text) = std::fs::read_to_string(&file.path) else {
+            continue;
+        };
+        for c in ENV_VAR.captures_iter(&text) {
+            if let Some(name) = c.get(1).or_else(|| c.get(2)) {
+                found.insert((rank(name.as_str()), name.as_str().to_string()));
+            }
+        }
+        for c in FLAG.captures_iter(&text) {
+            found.insert((rank(&c[1].to_ascii_uppercase()), c[1].to_string()));
+        }
+    }
+    found
+        .into_iter()
+        .filter(|(rank, _)| *rank < SWITCH_WORDS.len())
+        .take(SWITCHES_NAMED)
+        .map(|(_, name)| name)
+        .collect()
+}
+
+/// The index of the first switch word in `name`, or past the end when it has none.
+fn rank(name: &str) -> usize {
+    SWITCH_WORDS
+        .iter()
+        .position(|w| name.contains(w))
+        .unwrap_or(SWITCH_WORDS.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn switches_are_read_from_env_lookups_and_flag_literals_and_ranked() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("package.json"),
+            r#"{"name":"x","main":"index.js"}"#,
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("index.js"),
+            r#"const a = process.env.ENABLE_ADMIN_TOOLS; const h = process.env["HOME_DIR"];
+               if (argv.includes("--toolsets")) {} const p = process.env.API_TOKEN;"#,
+        )
+        .unwrap();
+        assert_eq!(
+            switches(dir.path()),
+            vec!["--toolsets", "ENABLE_ADMIN_TOOLS"]
+        );
+        let why = why_nothing_applies(dir.path(), &["admin_reset".to_string()]);
+        assert!(
+            why.contains("admin_reset") && why.contains("ENABLE_ADMIN_TOOLS"),
+            "{why}"
+        );
+    }
+}

@@ -1,0 +1,141 @@
+//! What the rules backend's new parameters and bounds do, as code put around a handler (see
+//! [`super::wrap`]) and as the claim the oracle checks: a description never promises more than
+//! the code written beside it.
+
+use super::wrap::Around;
+use crate::validate::Effect;
+
+/// An optional parameter with a real effect on the answer.
+pub struct NewParam {
+    pub name: &'static str,
+    /// The JSON-schema type (zod: `z.number().int()`).
+    pub ty: &'static str,
+    pub description: &'static str,
+    /// Statements run after the handler: `input.<name>` is the value, `result` the answer.
+    pub after: &'static str,
+    pub effect: fn(tool: &str, param: &str) -> Effect,
+}
+
+/// Cuts every text part of `result` (or a plain string result) with `cut(text)`.
+macro_rules! reworks_text {
+    ($param:literal, $cut:literal) => {
+        concat!(
+            "const limit = input.", $param, ";\n",
+            "const cut = (text) => ", $cut, ";\n",
+            "if (Number.isInteger(limit) && limit > 0) {\n",
+            "if (typeof result === \"string\") {\n",
+            "result = cut(result);\n",
+            "} else if (Array.isArray(result?.content)) {\n",
+            "result = { ...result, content: result.content.map((part) => (part?.type === \"text\" && typeof part.text === \"string\" ? { ...part, text: cut(part.text) } : part)) };\n",
+            "}\n",
+            "}"
+        )
+    };
+}
+
+pub const NEW_PARAMS: &[NewParam] = &[
+    NewParam {
+        name: "max_chars",
+        ty: "integer",
+        description: "Cut each text part of the result to at most this many characters. Leave it out for the full text.",
+        after: reworks_text!("max_chars", "Array.from(text).slice(0, limit).join(\"\")"),
+        effect: |tool, param| Effect::TruncateChars {
+            tool: tool.into(),
+            param: param.into(),
+        },
+    },
+    NewParam {
+        name: "max_lines",
+        ty: "integer",
+        description: "Keep at most this many lines of each text part of the result. Leave it out for every line.",
+        after: reworks_text!(
+            "max_lines",
+            "text.split(\"\\n\").slice(0, limit).join(\"\\n\")"
+        ),
+        effect: |tool, param| Effect::TruncateLines {
+            tool: tool.into(),
+            param: param.into(),
+        },
+    },
+];
+
+/// Code that runs the after-steps of several new parameters in one wrapper, each in its own
+/// block so that their names do not clash.
+pub fn around_params(params: &[&NewParam]) -> Around {
+    let after: Vec<String> = params
+        .iter()
+        .map(|p| format!("{{\n{}\n}}", p.after))
+        .collect();
+    Around {
+        before: String::new(),
+        after: after.join("\n"),
+    }
+}
+
+/// A new bound on a parameter, in the schema and enforced before the handler runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bound {
+    MaxLength(u32),
+    Maximum(u32),
+    MaxItems(u32),
+}
+
+impl Bound {
+    /// The bound for a parameter of JSON-schema type `ty`, if one fits.
+    pub fn for_type(ty: &str) -> Option<Bound> {
+        match ty {
+            "string" => Some(Bound::MaxLength(500)),
+            "number" | "integer" => Some(Bound::Maximum(1_000_000)),
+            "array" => Some(Bound::MaxItems(100)),
+            _ => None,
+        }
+    }
+
+    /// The zod call that declares it (`.max(500)`).
+    pub fn zod(self) -> String {
+        match self {
+            Bound::MaxLength(n) | Bound::Maximum(n) | Bound::MaxItems(n) => format!(".max({n})"),
+        }
+    }
+
+    /// The JSON-schema entry that declares it (`maxLength: 500`).
+    pub fn json(self) -> String {
+        match self {
+            Bound::MaxLength(n) => format!("maxLength: {n}"),
+            Bound::Maximum(n) => format!("maximum: {n}"),
+            Bound::MaxItems(n) => format!("maxItems: {n}"),
+        }
+    }
+
+    /// Code that refuses a value beyond the bound with an error answer, before the handler.
+    pub fn enforce(self, param: &str) -> Around {
+        let key = serde_json::to_string(param).expect("a string serializes");
+        let (test, words) = match self {
+            Bound::MaxLength(n) => (
+                format!("typeof value === \"string\" && Array.from(value).length > {n}"),
+                format!("at most {n} characters"),
+            ),
+            Bound::Maximum(n) => (
+                format!("typeof value === \"number\" && value > {n}"),
+                format!("at most {n}"),
+            ),
+            Bound::MaxItems(n) => (
+                format!("Array.isArray(value) && value.length > {n}"),
+                format!("at most {n} items"),
+            ),
+        };
+        let message =
+            serde_json::to_string(&format!("`{param}` must be {words}.")).expect("serializes");
+        Around {
+            before: format!(
+                "{{\nconst value = input[{key}];\nif ({test}) {{\nreturn {{ content: [{{ type: \"text\", text: {message} }}], isError: true }};\n}}\n}}"
+            ),
+            after: String::new(),
+        }
+    }
+
+    /// Words for the round's summary: "maxLength 500".
+    pub fn words(self) -> String {
+        self.json().replace(':', "")
+    }
+}

@@ -1,0 +1,220 @@
+//! What the previous version answers: every listed tool called with its required arguments in
+//! two fresh sessions (to learn which outputs are deterministic), and how the server answers a
+//! tool name it never had (to recognise "unknown tool" by shape, not by words).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use super::CALL_TIMEOUT;
+use super::args::arguments_for;
+use super::normalize::normalize;
+use crate::server::session::{Outcome, Session, Status};
+use crate::server::{LaunchConfig, ServerError};
+
+/// A tool name no server has: the answer to it is the server's "unknown tool" answer.
+pub const PROBE_TOOL: &str = "mcpevol_probe_no_such_tool";
+/// Stands for the called name in an "unknown tool" answer, so that answers for different
+/// names compare equal.
+const NAME_HOLE: &str = "{name}";
+/// Characters of an "unknown tool" answer that must match: some servers append the list of
+/// tools they do know, which a round changes.
+const UNKNOWN_PREFIX: usize = 40;
+
+/// One call at the previous version.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Observation {
+    pub arguments: Map<String, Value>,
+    pub status: Status,
+    /// Normalised text parts of the result (or the error message as one part).
+    pub parts: Vec<String>,
+    /// The same parts as the first session answered them, for claims that transform them.
+    pub raw: Vec<String>,
+    /// The two sessions gave the same normalised answer, so a later version's answer can be
+    /// compared with it.
+    pub deterministic: bool,
+}
+
+impl Observation {
+    pub fn text(&self) -> String {
+        self.parts.join("\n")
+    }
+}
+
+/// How the server answers a call of a tool it does not have.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnknownShape {
+    pub status: Status,
+    pub text: String,
+}
+
+/// The previous version's answers, computed once per version and shared by a round's attempts.
+#[derive(Debug, Clone, Default)]
+pub struct Baseline {
+    /// Listed tools in the order they were called (by name).
+    pub calls: BTreeMap<String, Observation>,
+    pub unknown: Option<UnknownShape>,
+}
+
+/// The normalised parts of an outcome (its message when it has no content).
+pub fn normalized_parts(outcome: &Outcome) -> Vec<String> {
+    if outcome.parts.is_empty() {
+        vec![normalize(&outcome.text)]
+    } else {
+        outcome.parts.iter().map(|p| normalize(p)).collect()
+    }
+}
+
+impl UnknownShape {
+    fn of(outcome: &Outcome, name: &str) -> UnknownShape {
+        UnknownShape {
+            status: outcome.status,
+            text: normalize(&outcome.text.replace(name, NAME_HOLE)),
+        }
+    }
+
+    /// Whether `outcome`, the answer to a call of `name`, is this server's "unknown tool".
+    pub fn matches(&self, outcome: &Outcome, name: &str) -> bool {
+        if outcome.status != self.status || matches!(self.status, Status::Ok) {
+            return false;
+        }
+        let other = UnknownShape::of(outcome, name);
+        if other.text == self.text {
+            return true;
+        }
+        // "Unknown tool: {name}. Known: a, b": the words up to the name say it all.
+        if let (Some(a), Some(b)) = (self.text.find(NAME_HOLE), other.text.find(NAME_HOLE)) {
+            return a > 0 && self.text[..a] == other.text[..b];
+        }
+        let prefix = |t: &str| t.chars().take(UNKNOWN_PREFIX).collect::<String>();
+        let long = |t: &str| t.chars().count() >= UNKNOWN_PREFIX;
+        long(&self.text) && long(&other.text) && prefix(&other.text) == prefix(&self.text)
+    }
+}
+
+impl Baseline {
+    /// Starts the server at `root` twice at once, and calls every tool of `tools` in name order
+    /// in both; the first session also asks for [`PROBE_TOOL`] at the end. Tools in `skip`
+    /// (they timed out before) are recorded as timed out without being called.
+    pub async fn observe(
+        root: &Path,
+        config: &LaunchConfig,
+        tools: &[Value],
+        timeout: Duration,
+        skip: &[String],
+    ) -> Result<Baseline, ServerError> {
+        let (a, b) = tokio::join!(
+            session_calls(root, config, tools, timeout, skip, true),
+            session_calls(root, config, tools, timeout, skip, false),
+        );
+        let (first, unknown) = a?;
+        let (second, _) = b?;
+        let calls = first
+            .into_iter()
+            .map(|(name, (arguments, outcome))| {
+                let parts = normalized_parts(&outcome);
+                let deterministic = second.get(&name).is_some_and(|(_, again)| {
+                    again.status == outcome.status && normalized_parts(again) == parts
+                });
+                let observation = Observation {
+                    arguments,
+                    status: outcome.status,
+                    parts,
+                    raw: outcome.parts,
+                    deterministic,
+                };
+                (name, observation)
+            })
+            .collect();
+        Ok(Baseline { calls, unknown })
+    }
+}
+
+type Calls = BTreeMap<String, (Map<String, Value>, Outcome)>;
+
+async fn session_calls(
+    root: &Path,
+    config: &LaunchConfig,
+    tools: &[Value],
+    timeout: Duration,
+    skip: &[String],
+    probe: bool,
+) -> Result<(Calls, Option<UnknownShape>), ServerError> {
+    let mut session = Session::start(root, config, &[], timeout).await?;
+    if let Err(e) = session.list_tools().await {
+        session.close().await;
+        return Err(e);
+    }
+    let mut calls = Calls::new();
+    let mut crashed = false;
+    for (name, schema) in in_call_order(tools) {
+        let arguments = arguments_for(schema);
+        let outcome = if skip.iter().any(|s| s == name) || crashed {
+            Outcome {
+                status: Status::Timeout,
+                text: "not called: it timed out in the previous version".into(),
+                parts: Vec::new(),
+            }
+        } else {
+            session.call(name, arguments.clone(), CALL_TIMEOUT).await
+        };
+        crashed |= outcome.status == Status::Crashed;
+        calls.insert(name.to_string(), (arguments, outcome));
+    }
+    let unknown = if probe && !crashed {
+        let outcome = session.call(PROBE_TOOL, Map::new(), CALL_TIMEOUT).await;
+        (outcome.status != Status::Crashed && outcome.status != Status::Timeout)
+            .then(|| UnknownShape::of(&outcome, PROBE_TOOL))
+    } else {
+        None
+    };
+    session.close().await;
+    Ok((calls, unknown))
+}
+
+/// Tools by name with their input schemas, in the order every version calls them.
+pub fn in_call_order(tools: &[Value]) -> Vec<(&str, &Value)> {
+    let mut out: Vec<(&str, &Value)> = tools
+        .iter()
+        .filter_map(|t| Some((t["name"].as_str()?, &t["inputSchema"])))
+        .collect();
+    out.sort_by_key(|(name, _)| *name);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outcome(status: Status, text: &str) -> Outcome {
+        Outcome {
+            status,
+            text: text.into(),
+            parts: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn an_unknown_tool_is_recognised_by_the_shape_of_the_probe_answer() {
+        let probe = outcome(
+            Status::ToolError,
+            &format!("Unknown tool: {PROBE_TOOL}. Known: a, b"),
+        );
+        let shape = UnknownShape::of(&probe, PROBE_TOOL);
+        assert!(shape.matches(
+            &outcome(Status::ToolError, "Unknown tool: old_name. Known: a, c"),
+            "old_name"
+        ));
+        // A tool's own "not found" answer is not the server's unknown-tool answer.
+        assert!(!shape.matches(
+            &outcome(Status::ToolError, "Port-forward with id test not found"),
+            "port_forward_stop"
+        ));
+        assert!(!shape.matches(
+            &outcome(Status::RpcError, "Unknown tool: old_name. Known: a, c"),
+            "old_name"
+        ));
+    }
+}

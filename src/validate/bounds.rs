@@ -1,0 +1,122 @@
+//! Values just beyond a parameter's new bound, which the previous bound allowed: what a server
+//! that enforces the bound must refuse.
+
+use serde_json::{Value, json};
+
+use super::args::value_for;
+
+/// The longest string or array a probe builds: a bound beyond this is not worth proving.
+const MAX_PROBE_LEN: u64 = 100_000;
+
+/// A value of the parameter that breaks `new` (its schema now) but kept `old` (its schema
+/// before), or None when the change does not tighten anything a value can show.
+pub fn outside(new: &Value, old: &Value, name: &str) -> Option<Value> {
+    let tighter = |key: &str, below: bool| -> Option<f64> {
+        let n = new[key].as_f64()?;
+        match old[key].as_f64() {
+            Some(o) if (below && o <= n) || (!below && o >= n) => None,
+            _ => Some(n),
+        }
+    };
+    if let Some(max) = tighter("maxLength", true)
+        && (max as u64) < MAX_PROBE_LEN
+    {
+        return Some(json!("x".repeat(max as usize + 1)));
+    }
+    if let Some(min) = tighter("minLength", false)
+        && min >= 1.0
+    {
+        return Some(json!("x".repeat(min as usize - 1)));
+    }
+    let integer = new["type"] == "integer";
+    let step = |v: f64, up: bool| {
+        let out = if up { v + 1.0 } else { v - 1.0 };
+        if integer || out.fract() == 0.0 {
+            json!(out as i64)
+        } else {
+            json!(out)
+        }
+    };
+    if let Some(max) = tighter("maximum", true) {
+        return Some(step(max, true));
+    }
+    if let Some(max) = tighter("exclusiveMaximum", true) {
+        return Some(step(max + 1.0, false));
+    }
+    if let Some(min) = tighter("minimum", false) {
+        return Some(step(min, false));
+    }
+    if let Some(max) = tighter("maxItems", true)
+        && (max as u64) < MAX_PROBE_LEN
+    {
+        let item = value_for(&new["items"], name);
+        return Some(Value::Array(vec![item; max as usize + 1]));
+    }
+    if let (Some(now), Some(before)) = (new["enum"].as_array(), old["enum"].as_array()) {
+        return before.iter().find(|v| !now.contains(v)).cloned();
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_value_just_beyond_each_new_bound_is_built() {
+        let s = |n: Value| outside(&n, &json!({"type": "string"}), "p");
+        assert_eq!(
+            s(json!({"type": "string", "maxLength": 3})),
+            Some(json!("xxxx"))
+        );
+        assert_eq!(
+            s(json!({"type": "string", "minLength": 2})),
+            Some(json!("x"))
+        );
+        assert_eq!(
+            outside(
+                &json!({"type": "integer", "maximum": 10}),
+                &json!({"type": "integer"}),
+                "p"
+            ),
+            Some(json!(11))
+        );
+        assert_eq!(
+            outside(
+                &json!({"type": "number", "minimum": 0}),
+                &json!({"type": "number"}),
+                "p"
+            ),
+            Some(json!(-1))
+        );
+        assert_eq!(
+            outside(
+                &json!({"type": "array", "items": {"type": "string"}, "maxItems": 1}),
+                &json!({"type": "array", "items": {"type": "string"}}),
+                "p"
+            ),
+            Some(json!(["test", "test"]))
+        );
+        assert_eq!(
+            outside(&json!({"enum": ["a"]}), &json!({"enum": ["a", "b"]}), "p"),
+            Some(json!("b"))
+        );
+    }
+
+    #[test]
+    fn a_loosened_or_huge_bound_gives_no_probe() {
+        let old = json!({"type": "string", "maxLength": 3});
+        assert_eq!(
+            outside(&json!({"type": "string", "maxLength": 10}), &old, "p"),
+            None
+        );
+        assert_eq!(
+            outside(
+                &json!({"type": "string", "maxLength": 1e9}),
+                &json!({}),
+                "p"
+            ),
+            None
+        );
+    }
+}

@@ -1,0 +1,82 @@
+//! What a change claims to do to a tool's answers, in terms the oracle can check: a mutator that
+//! writes "cuts the output to N characters" into a server also hands the oracle that claim.
+
+use serde::{Deserialize, Serialize};
+
+/// One behavioural claim of a round, checked against the running server.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Effect {
+    /// With `param` set to n, each text part of `tool`'s result is the previous version's cut
+    /// to its first n characters.
+    TruncateChars { tool: String, param: String },
+    /// With `param` set to n, each text part keeps its first n lines.
+    TruncateLines { tool: String, param: String },
+    /// `tool` (new) answers as `source` did in the previous version on the same arguments,
+    /// each text part cut to `max_chars` characters when set.
+    Variant {
+        tool: String,
+        source: String,
+        max_chars: Option<usize>,
+    },
+    /// A value of `param` beyond its new bound is refused with an error, not passed on.
+    Enforced { tool: String, param: String },
+}
+
+impl Effect {
+    pub fn tool(&self) -> &str {
+        match self {
+            Effect::TruncateChars { tool, .. }
+            | Effect::TruncateLines { tool, .. }
+            | Effect::Variant { tool, .. }
+            | Effect::Enforced { tool, .. } => tool,
+        }
+    }
+
+    /// The parameter the claim is about, if it is about one.
+    pub fn param(&self) -> Option<&str> {
+        match self {
+            Effect::TruncateChars { param, .. }
+            | Effect::TruncateLines { param, .. }
+            | Effect::Enforced { param, .. } => Some(param),
+            Effect::Variant { .. } => None,
+        }
+    }
+}
+
+/// The first `n` characters of `text`.
+pub fn first_chars(text: &str, n: usize) -> String {
+    text.chars().take(n).collect()
+}
+
+/// The first `n` lines of `text`, joined as they were.
+pub fn first_lines(text: &str, n: usize) -> String {
+    text.split('\n').take(n).collect::<Vec<_>>().join("\n")
+}
+
+/// A value of n that makes a cut visible on `parts`: half the longest part (at least 1), or
+/// None when nothing is long enough to be cut.
+pub fn revealing_limit(parts: &[String], measure: impl Fn(&str) -> usize) -> Option<usize> {
+    let longest = parts.iter().map(|p| measure(p)).max()?;
+    (longest >= 2).then_some((longest / 2).max(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cuts_count_characters_not_bytes_and_lines_keep_their_breaks() {
+        assert_eq!(first_chars("héllo", 2), "hé");
+        assert_eq!(first_lines("a\nb\nc", 2), "a\nb");
+        assert_eq!(first_lines("a", 5), "a");
+    }
+
+    #[test]
+    fn a_revealing_limit_is_shorter_than_the_longest_part() {
+        let parts = vec!["abcdef".to_string(), "xy".to_string()];
+        assert_eq!(revealing_limit(&parts, |p| p.chars().count()), Some(3));
+        assert_eq!(revealing_limit(&["a".to_string()], |p| p.len()), None);
+        assert_eq!(revealing_limit(&[], |p| p.len()), None);
+    }
+}

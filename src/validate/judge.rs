@@ -1,0 +1,257 @@
+//! Verdicts on single calls: pure functions of what the new version answered and what the
+//! previous one answered on the same call.
+
+use serde::{Deserialize, Serialize};
+
+use super::baseline::{Observation, UnknownShape, normalized_parts};
+use crate::server::session::{Outcome, Status};
+
+/// Characters of a tool's answer quoted in a reason.
+const QUOTED: usize = 160;
+
+/// How a check ended. Unverifiable is never counted as passed: the previous version could not
+/// answer the call either (it needs the network, a credential, a service), so the call proves
+/// nothing about the change.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    #[default]
+    Passed,
+    Failed,
+    Unverifiable,
+}
+
+/// What a passing comparison looked at.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Compared {
+    /// The normalised output equals the previous version's.
+    Output,
+    /// Only the success or error status: the previous version's output varies between runs.
+    Status,
+}
+
+/// A verdict with its reason in one line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Judged {
+    pub verdict: Verdict,
+    pub reason: Option<String>,
+    pub compared: Option<Compared>,
+}
+
+impl Judged {
+    pub fn passed(compared: Option<Compared>) -> Judged {
+        Judged {
+            verdict: Verdict::Passed,
+            reason: None,
+            compared,
+        }
+    }
+
+    pub fn failed(reason: impl Into<String>) -> Judged {
+        Judged {
+            verdict: Verdict::Failed,
+            reason: Some(reason.into()),
+            compared: None,
+        }
+    }
+
+    pub fn unverifiable(reason: impl Into<String>) -> Judged {
+        Judged {
+            verdict: Verdict::Unverifiable,
+            reason: Some(reason.into()),
+            compared: None,
+        }
+    }
+}
+
+/// A tool's answer quoted on one line: a failure's cause stays one line in every report.
+pub fn quote(text: &str) -> String {
+    let line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut short: String = line.chars().take(QUOTED).collect();
+    if line.chars().count() > QUOTED {
+        short.push('…');
+    }
+    short
+}
+
+/// Failures no previous answer can excuse: a crash, a hang, the server not knowing a tool it
+/// lists. None when the call answered in some way worth comparing.
+pub fn hard_failure(
+    outcome: &Outcome,
+    name: &str,
+    unknown: Option<&UnknownShape>,
+) -> Option<Judged> {
+    match outcome.status {
+        Status::Crashed => Some(Judged::failed(format!(
+            "the server crashed: {}",
+            quote(&outcome.text)
+        ))),
+        Status::Timeout => Some(Judged::failed(format!(
+            "no answer: {}",
+            quote(&outcome.text)
+        ))),
+        _ if unknown.is_some_and(|u| u.matches(outcome, name)) => Some(Judged::failed(format!(
+            "the server does not know the tool it lists: {}",
+            quote(&outcome.text)
+        ))),
+        _ => None,
+    }
+}
+
+/// The same call at the previous version and now: equal outputs where the previous output was
+/// deterministic, equal status otherwise; a previous failure makes the check unverifiable
+/// unless the new answer is a crash, a hang or a protocol error.
+pub fn against(
+    reference: &Observation,
+    outcome: &Outcome,
+    name: &str,
+    unknown: Option<&UnknownShape>,
+) -> Judged {
+    if reference.status == Status::Timeout {
+        return Judged::unverifiable("it timed out at the previous version, so it was not called");
+    }
+    if let Some(failure) = hard_failure(outcome, name, unknown) {
+        return failure;
+    }
+    if reference.status != Status::Ok {
+        if outcome.status == Status::RpcError && reference.status != Status::RpcError {
+            return Judged::failed(format!(
+                "a protocol error where the previous version answered {:?}: {}",
+                reference.status,
+                quote(&outcome.text)
+            ));
+        }
+        return Judged::unverifiable(format!(
+            "the previous version answered {:?} too: {}",
+            reference.status,
+            quote(&reference.text())
+        ));
+    }
+    if outcome.status != Status::Ok {
+        return Judged::failed(format!(
+            "it answered {:?} where the previous version succeeded: {}",
+            outcome.status,
+            quote(&outcome.text)
+        ));
+    }
+    if !reference.deterministic {
+        return Judged::passed(Some(Compared::Status));
+    }
+    let now = normalized_parts(outcome);
+    if now == reference.parts {
+        Judged::passed(Some(Compared::Output))
+    } else {
+        Judged::failed(format!(
+            "its output differs from the previous version's: {}",
+            first_difference(&reference.parts.join("\n"), &now.join("\n"))
+        ))
+    }
+}
+
+/// "`before…` became `after…`", from the first differing character.
+pub fn first_difference(before: &str, after: &str) -> String {
+    let common = before
+        .chars()
+        .zip(after.chars())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let from = common.saturating_sub(20);
+    let cut = |s: &str| quote(&s.chars().skip(from).take(60).collect::<String>());
+    format!("`{}` became `{}`", cut(before), cut(after))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Map;
+
+    fn seen(status: Status, text: &str, deterministic: bool) -> Observation {
+        Observation {
+            arguments: Map::new(),
+            status,
+            parts: vec![text.to_string()],
+            raw: vec![text.to_string()],
+            deterministic,
+        }
+    }
+
+    fn now(status: Status, text: &str) -> Outcome {
+        Outcome {
+            status,
+            text: text.into(),
+            parts: if status == Status::Ok {
+                vec![text.into()]
+            } else {
+                vec![]
+            },
+        }
+    }
+
+    #[test]
+    fn a_changed_output_fails_where_the_previous_output_was_deterministic() {
+        let before = seen(Status::Ok, "Paris: 14C", true);
+        assert_eq!(
+            against(&before, &now(Status::Ok, "Paris: 14C"), "t", None).verdict,
+            Verdict::Passed
+        );
+        let changed = against(&before, &now(Status::Ok, "Paris: 57F"), "t", None);
+        assert_eq!(changed.verdict, Verdict::Failed);
+        assert!(changed.reason.unwrap().contains("differs"));
+    }
+
+    #[test]
+    fn a_varying_output_is_compared_by_status_only() {
+        let before = seen(Status::Ok, "random 0.41", false);
+        let judged = against(&before, &now(Status::Ok, "random 0.93"), "t", None);
+        assert_eq!(judged.verdict, Verdict::Passed);
+        assert_eq!(judged.compared, Some(Compared::Status));
+        assert_eq!(
+            against(&before, &now(Status::ToolError, "boom"), "t", None).verdict,
+            Verdict::Failed
+        );
+    }
+
+    #[test]
+    fn the_same_failure_as_before_is_unverifiable_but_a_new_protocol_error_or_crash_fails() {
+        let before = seen(
+            Status::ToolError,
+            "getaddrinfo ENOTFOUND api.example.com",
+            true,
+        );
+        let same = against(
+            &before,
+            &now(Status::ToolError, "getaddrinfo ENOTFOUND"),
+            "t",
+            None,
+        );
+        assert_eq!(same.verdict, Verdict::Unverifiable);
+        assert_eq!(
+            against(&before, &now(Status::RpcError, "-32602 invalid"), "t", None).verdict,
+            Verdict::Failed
+        );
+        assert_eq!(
+            against(&before, &now(Status::Crashed, "closed"), "t", None).verdict,
+            Verdict::Failed
+        );
+        let timed_out = seen(Status::Timeout, "", false);
+        assert_eq!(
+            against(&timed_out, &now(Status::Timeout, ""), "t", None).verdict,
+            Verdict::Unverifiable
+        );
+    }
+
+    #[test]
+    fn a_reason_stays_on_one_line_whatever_the_tool_printed() {
+        let before = seen(Status::Ok, "ok", true);
+        let judged = against(
+            &before,
+            &now(Status::ToolError, "line one\nline two\n\tthree"),
+            "t",
+            None,
+        );
+        let reason = judged.reason.unwrap();
+        assert!(!reason.contains('\n'), "{reason}");
+        assert!(reason.contains("line one line two three"));
+    }
+}
