@@ -45,8 +45,9 @@ fn options(backend: Backend, rounds: u32, operators: &[&str]) -> Options {
         operators: operators.iter().map(|s| s.to_string()).collect(),
         timeout: DEFAULT_TIMEOUT,
         stages: evolve::default_stages(),
-        max_attempts: evolve::MAX_ATTEMPTS,
-        max_failed_rounds: evolve::MAX_FAILED_ROUNDS,
+        // The scripted conversations below are sized for four replies per step.
+        max_attempts: 4,
+        max_failed_rounds: 1,
     }
 }
 

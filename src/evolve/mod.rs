@@ -4,6 +4,7 @@
 
 mod diagnose;
 mod llm;
+mod oracle;
 mod round;
 
 use round::Round;
@@ -51,6 +52,11 @@ pub enum Backend {
     /// Recorded exchanges, replayed round by round: no network, and the same commits as the
     /// evolution that recorded them.
     Replay { from: ReplaySource },
+    /// One proposal made elsewhere (a script, a test, a person), applied and judged exactly
+    /// like a backend's: a way to check an edit by hand against the oracle.
+    Given {
+        proposal: Box<crate::mutate::Proposal>,
+    },
 }
 
 /// Where recorded rounds are read from.
@@ -118,6 +124,7 @@ impl Backend {
             Backend::Rules => "rules",
             Backend::Llm { .. } => "openai",
             Backend::Replay { .. } => "replay",
+            Backend::Given { .. } => "given",
         }
     }
 }
@@ -316,6 +323,10 @@ pub async fn evolve(
                     .run_llm(chat.as_ref(), model, forced_op, &previous, &baseline)
                     .await?
             }
+            Backend::Given { proposal } => round
+                .run_given(proposal, &previous, &baseline)
+                .await?
+                .map(|(r, t)| (r, t, Vec::new())),
             Backend::Replay { from } => {
                 let (original, exchanges) = from.round(&ws, k)?;
                 let replay = crate::llm::Replay::new(exchanges);
@@ -383,7 +394,7 @@ pub async fn evolve(
             .count();
         // A replayed round can only be what was recorded, and a round no operator fits will
         // not fit on another try either.
-        let hopeless = matches!(opts.backend, Backend::Replay { .. })
+        let hopeless = matches!(opts.backend, Backend::Replay { .. } | Backend::Given { .. })
             || outcomes.last().is_some_and(|o| o.attempts == 0);
         if failed && (failed_so_far as u32 >= opts.max_failed_rounds.max(1) || hopeless) {
             break;

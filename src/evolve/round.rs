@@ -9,16 +9,13 @@ use super::{Clock, EvolveError, Options, RoundOutcome, add, mark_opaque_params, 
 /// Targets an operator gets in one round before another operator is tried.
 const TARGETS_PER_OPERATOR: usize = 2;
 use crate::anchor;
-use crate::contract;
 use crate::edit;
 use crate::mutate::reply::GeneratedTest;
 use crate::mutate::{self, Context, Rng, rules};
 use crate::operators::Operator;
-use crate::record::{self, GeneratedResult, Rejection, RoundRecord};
+use crate::record::{Rejection, RoundRecord};
 use crate::schema;
-use crate::server::session::{Session, Status};
 use crate::server::{LaunchConfig, LiveTools};
-use crate::validate;
 use crate::validate::Baseline;
 use crate::workspace::Workspace;
 
@@ -48,7 +45,7 @@ pub(super) type TestGen<'a> = dyn Fn(
     + Sync
     + 'a;
 
-type Attempt = Result<(RoundRecord, LiveTools), String>;
+pub(super) type Attempt = Result<(RoundRecord, LiveTools), String>;
 
 impl Round<'_> {
     /// Tries up to `max_attempts` proposals; the workspace is back at HEAD after each failure.
@@ -155,6 +152,39 @@ impl Round<'_> {
         )))
     }
 
+    /// Judges one proposal made elsewhere; its operator's contract applies.
+    pub(super) async fn run_given(
+        &self,
+        proposal: &mutate::Proposal,
+        previous: &LiveTools,
+        baseline: &Baseline,
+    ) -> Result<Result<(RoundRecord, LiveTools), RoundOutcome>, EvolveError> {
+        let head = self.ws.head()?;
+        let op = crate::operators::find(self.all_ops, &proposal.operator)
+            .ok_or_else(|| EvolveError::UnknownOperator(proposal.operator.clone()))?;
+        match self.validate(op, proposal, previous, baseline, None).await {
+            Ok((mut record, tools)) => {
+                record.attempts = 1;
+                Ok(Ok((record, tools)))
+            }
+            Err(reason) => {
+                self.ws.restore(&head)?;
+                let rejected = [Rejection {
+                    operator: op.id.clone(),
+                    targets: proposal.targets.clone(),
+                    reason: reason.clone(),
+                    hunks: proposal.hunks.clone(),
+                }];
+                Ok(Err(RoundOutcome::failed(
+                    self.number,
+                    Some(op.id.clone()),
+                    reason,
+                    &rejected,
+                )))
+            }
+        }
+    }
+
     /// An operator, by seed, among those that apply to some tool and were not tried yet.
     fn choose<'o>(
         &'o self,
@@ -228,263 +258,5 @@ impl Round<'_> {
         add(&self.clock.server, started);
         node_verdict?;
         result
-    }
-
-    /// Starts the new version, checks its schema change and runs the functional tests.
-    async fn run_server(
-        &self,
-        op: &Operator,
-        proposal: &mutate::Proposal,
-        previous: &LiveTools,
-        baseline: &Baseline,
-        generate: Option<&TestGen<'_>>,
-    ) -> Attempt {
-        let mut session = Session::start(self.root, self.config, &[], self.opts.timeout)
-            .await
-            .map_err(|e| e.to_string())?;
-        let listed = session.list_tools().await;
-        let tests = match &listed {
-            Ok(live) => {
-                let changes = schema::diff(&previous.tools, &live.tools);
-                if let Err(violations) = contract::check(&op.contract, &changes, &proposal.targets)
-                {
-                    session.close().await;
-                    return Err(format!(
-                        "the schema change breaks the contract of {}: {}",
-                        op.id,
-                        violations.join("; ")
-                    ));
-                }
-                let change = validate::Change {
-                    previous: &previous.tools,
-                    current: &live.tools,
-                    changes: &changes,
-                    effects: &proposal.effects,
-                };
-                // Without a removed tool's calls, the state later tools see differs: they are
-                // compared with the previous version called the same way.
-                let adjusted = match self.without_removed(&changes, previous, baseline).await {
-                    Ok(b) => b,
-                    Err(reason) => {
-                        session.close().await;
-                        return Err(reason);
-                    }
-                };
-                let tests =
-                    validate::run(&session, adjusted.as_ref().unwrap_or(baseline), &change).await;
-                let generated = match generate {
-                    Some(generate) => match generate(changes.clone(), live.tools.clone()).await {
-                        Ok(cases) => {
-                            let mut results = run_generated(&session, cases).await;
-                            self.excuse_on_previous(&mut results).await;
-                            results
-                        }
-                        Err(reason) => {
-                            session.close().await;
-                            return Err(reason);
-                        }
-                    },
-                    None => Vec::new(),
-                };
-                Some((changes, tests, generated))
-            }
-            Err(_) => None,
-        };
-        let tmp = session.tmp_path().map(Path::to_path_buf);
-        session.close().await;
-        let mut live = listed.map_err(|e| e.to_string())?;
-        record::scrub_tmp(&mut live, tmp.as_deref());
-        let (changes, tests, generated) = tests.expect("listed is Ok here");
-        if let Some(failed) = tests
-            .iter()
-            .find(|t| t.verdict == validate::Verdict::Failed)
-        {
-            return Err(format!(
-                "test of `{}` failed: {}",
-                failed.tool,
-                failed.reason.as_deref().unwrap_or("")
-            ));
-        }
-        if let Some(failed) = generated
-            .iter()
-            .find(|t| t.verdict == validate::Verdict::Failed)
-        {
-            return Err(format!(
-                "generated test of `{}` with arguments {} failed: {}",
-                failed.test.tool,
-                serde_json::Value::Object(failed.test.arguments.clone()),
-                failed.reason.as_deref().unwrap_or("")
-            ));
-        }
-        let record = RoundRecord {
-            version: format!("v{}", self.number),
-            round: self.number,
-            operator: Some(op.id.clone()),
-            operator_name: Some(op.name.clone()),
-            backend: self.backend.clone(),
-            seed: None,
-            targets: proposal.targets.clone(),
-            added: proposal.added.clone(),
-            summary: proposal.summary.clone(),
-            hunks: proposal.hunks.clone(),
-            effects: proposal.effects.clone(),
-            patterns: schema::round_patterns(&changes),
-            schema_changes: changes,
-            tests,
-            attempts: 0,
-            rejected: Vec::new(),
-            generated_tests: generated,
-            inapplicable: Default::default(),
-            usage: None,
-            model: None,
-            failed_rounds: Vec::new(),
-        };
-        Ok((record, live))
-    }
-}
-
-/// Runs the model's test cases: each must end as it expects (success or error) and show the
-/// text it names; a crash or timeout always fails.
-async fn run_generated(session: &Session, cases: Vec<GeneratedTest>) -> Vec<GeneratedResult> {
-    let mut out = Vec::new();
-    for test in cases {
-        let outcome = session
-            .call(&test.tool, test.arguments.clone(), validate::CALL_TIMEOUT)
-            .await;
-        let reason = generated_failure(&test, &outcome);
-        out.push(GeneratedResult {
-            test,
-            status: outcome.status,
-            verdict: if reason.is_none() {
-                validate::Verdict::Passed
-            } else {
-                validate::Verdict::Failed
-            },
-            passed: reason.is_none(),
-            reason,
-        });
-    }
-    out
-}
-
-/// Why a model-written case did not end as it expected, or None.
-fn generated_failure(
-    test: &GeneratedTest,
-    outcome: &crate::server::session::Outcome,
-) -> Option<String> {
-    let quote = |t: &str| {
-        validate::normalize::normalize(
-            &t.split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" ")
-                .chars()
-                .take(200)
-                .collect::<String>(),
-        )
-    };
-    let succeeded = outcome.status == Status::Ok;
-    match outcome.status {
-        Status::Crashed | Status::Timeout => {
-            Some(format!("{:?}: {}", outcome.status, quote(&outcome.text)))
-        }
-        _ if succeeded != (test.expect == "success") => Some(format!(
-            "expected {} but it answered {:?}: {}",
-            test.expect,
-            outcome.status,
-            quote(&outcome.text)
-        )),
-        _ => match &test.contains {
-            Some(needle) if !outcome.text.contains(needle.as_str()) => Some(format!(
-                "the result does not contain {needle:?}: {}",
-                quote(&outcome.text)
-            )),
-            _ => None,
-        },
-    }
-}
-
-impl Round<'_> {
-    /// The previous version's answers with the tools this change removes left out of the
-    /// calls, or None when it removes none.
-    async fn without_removed(
-        &self,
-        changes: &[schema::SchemaChange],
-        previous: &LiveTools,
-        baseline: &Baseline,
-    ) -> Result<Option<Baseline>, String> {
-        let removed: Vec<&str> = changes
-            .iter()
-            .filter(|c| c.kind == schema::ChangeKind::ToolRemoved)
-            .map(|c| c.tool.as_str())
-            .collect();
-        if removed.is_empty() {
-            return Ok(None);
-        }
-        let kept: Vec<serde_json::Value> = previous
-            .tools
-            .iter()
-            .filter(|t| !removed.iter().any(|r| t["name"] == *r))
-            .cloned()
-            .collect();
-        let dir = tempfile::tempdir().map_err(|e| format!("cannot make a scratch folder: {e}"))?;
-        let head = self.ws.head().map_err(|e| e.to_string())?;
-        self.ws.snapshot(&head, dir.path()).map_err(|e| e.to_string())?;
-        let slow: Vec<String> = baseline
-            .calls
-            .iter()
-            .filter(|(_, o)| o.status == Status::Timeout)
-            .map(|(n, _)| n.clone())
-            .collect();
-        let mut again = Baseline::observe(dir.path(), self.config, &kept, self.opts.timeout, &slow)
-            .await
-            .map_err(|e| format!("the previous version did not answer again: {e}"))?;
-        again.unknown = baseline.unknown.clone();
-        for name in removed {
-            if let Some(seen) = baseline.calls.get(name) {
-                again.calls.insert(name.to_string(), seen.clone());
-            }
-        }
-        Ok(Some(again))
-    }
-
-    /// Calls the failed generated cases on the previous version (a snapshot of HEAD): a case
-    /// that fails there the same way expected something this machine cannot show, so it says
-    /// nothing about the edit and becomes unverifiable.
-    async fn excuse_on_previous(&self, results: &mut [GeneratedResult]) {
-        if results.iter().all(|r| r.passed) {
-            return;
-        }
-        let Ok(dir) = tempfile::tempdir() else {
-            return;
-        };
-        let Ok(head) = self.ws.head() else {
-            return;
-        };
-        if self.ws.snapshot(&head, dir.path()).is_err() {
-            return;
-        }
-        let Ok(session) = Session::start(dir.path(), self.config, &[], self.opts.timeout).await
-        else {
-            return;
-        };
-        for r in results.iter_mut().filter(|r| !r.passed) {
-            // Calls that name a tool the previous version lacks cannot fail "the same way".
-            let before = session
-                .call(
-                    &r.test.tool,
-                    r.test.arguments.clone(),
-                    validate::CALL_TIMEOUT,
-                )
-                .await;
-            let same = before.status == r.status && generated_failure(&r.test, &before).is_some();
-            if same && !matches!(r.status, Status::Crashed | Status::Timeout) {
-                r.verdict = validate::Verdict::Unverifiable;
-                r.reason = Some(format!(
-                    "the previous version answers this call the same way, so the expectation was wrong ({})",
-                    r.reason.as_deref().unwrap_or("")
-                ));
-            }
-        }
-        session.close().await;
     }
 }

@@ -126,7 +126,10 @@ mod tests {
     #[test]
     fn a_string_takes_the_example_its_description_gives() {
         assert_eq!(example_in("City name, e.g. paris"), Some("paris".into()));
-        assert_eq!(example_in("A repo, for example `octo/hello`."), Some("octo/hello".into()));
+        assert_eq!(
+            example_in("A repo, for example `octo/hello`."),
+            Some("octo/hello".into())
+        );
         assert_eq!(example_in("Free text"), None);
         let schema = json!({"type": "object", "properties": {"city": {"type": "string", "description": "City, e.g. lima"}}, "required": ["city"]});
         assert_eq!(arguments_for(&schema)["city"], "lima");

@@ -132,6 +132,25 @@ impl Baseline {
     }
 }
 
+impl Baseline {
+    /// This baseline with each output that `again` (more samples of the same version) answered
+    /// differently marked as varying; None when `again` agrees on every deterministic output.
+    pub fn confirm(&self, again: &Baseline) -> Option<Baseline> {
+        let mut out = self.clone();
+        let mut changed = false;
+        for (name, seen) in out.calls.iter_mut().filter(|(_, s)| s.deterministic) {
+            let agrees = again.calls.get(name).is_some_and(|a| {
+                a.status == seen.status && a.parts == seen.parts && a.deterministic
+            });
+            if !agrees {
+                seen.deterministic = false;
+                changed = true;
+            }
+        }
+        changed.then_some(out)
+    }
+}
+
 type Calls = BTreeMap<String, (Map<String, Value>, Outcome)>;
 
 async fn session_calls(

@@ -8,6 +8,47 @@ use super::args::value_for;
 /// The longest string or array a probe builds: a bound beyond this is not worth proving.
 const MAX_PROBE_LEN: u64 = 100_000;
 
+/// Two values of a parameter that differ only in crossing its new bound: the refusal of
+/// `beyond` counts as enforcement only where `edge` is not refused the same way (a tool may
+/// refuse both for its own reasons, say an unknown city).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Probe {
+    pub edge: Value,
+    pub beyond: Value,
+}
+
+/// Values at and just beyond the bound that `new` (the schema now) sets and `old` (before) did
+/// not, or None when the change tightens nothing a value can show.
+pub fn probe(new: &Value, old: &Value, name: &str) -> Option<Probe> {
+    let beyond = outside(new, old, name)?;
+    let edge = match &beyond {
+        Value::String(s) if new["maxLength"].is_number() => {
+            json!("x".repeat(s.chars().count() - 1))
+        }
+        Value::String(s) if new["minLength"].is_number() => json!(format!("{s}x")),
+        Value::Number(n) => {
+            let v = n.as_f64().unwrap_or(0.0);
+            let back = if new["minimum"].is_number() && old["minimum"] != new["minimum"] {
+                v + 1.0
+            } else {
+                v - 1.0
+            };
+            if back.fract() == 0.0 {
+                json!(back as i64)
+            } else {
+                json!(back)
+            }
+        }
+        Value::Array(items) => Value::Array(items[..items.len().saturating_sub(1)].to_vec()),
+        _ => new["enum"]
+            .as_array()
+            .and_then(|e| e.first())
+            .cloned()
+            .unwrap_or(Value::Null),
+    };
+    Some(Probe { edge, beyond })
+}
+
 /// A value of the parameter that breaks `new` (its schema now) but kept `old` (its schema
 /// before), or None when the change does not tighten anything a value can show.
 pub fn outside(new: &Value, old: &Value, name: &str) -> Option<Value> {
@@ -101,6 +142,16 @@ mod tests {
             outside(&json!({"enum": ["a"]}), &json!({"enum": ["a", "b"]}), "p"),
             Some(json!("b"))
         );
+    }
+
+    #[test]
+    fn the_edge_value_sits_just_inside_the_bound() {
+        let p = probe(&json!({"type": "string", "maxLength": 3}), &json!({}), "p").unwrap();
+        assert_eq!((p.edge, p.beyond), (json!("xxx"), json!("xxxx")));
+        let p = probe(&json!({"type": "integer", "maximum": 10}), &json!({}), "p").unwrap();
+        assert_eq!((p.edge, p.beyond), (json!(10), json!(11)));
+        let p = probe(&json!({"type": "integer", "minimum": 2}), &json!({}), "p").unwrap();
+        assert_eq!((p.edge, p.beyond), (json!(2), json!(1)));
     }
 
     #[test]

@@ -37,6 +37,9 @@ pub struct Judged {
     pub verdict: Verdict,
     pub reason: Option<String>,
     pub compared: Option<Compared>,
+    /// Failed only because the output is not the previous one, which two samples of the
+    /// previous version may have wrongly called deterministic.
+    pub differed: bool,
 }
 
 impl Judged {
@@ -45,6 +48,7 @@ impl Judged {
             verdict: Verdict::Passed,
             reason: None,
             compared,
+            differed: false,
         }
     }
 
@@ -53,6 +57,7 @@ impl Judged {
             verdict: Verdict::Failed,
             reason: Some(reason.into()),
             compared: None,
+            differed: false,
         }
     }
 
@@ -61,6 +66,7 @@ impl Judged {
             verdict: Verdict::Unverifiable,
             reason: Some(reason.into()),
             compared: None,
+            differed: false,
         }
     }
 }
@@ -142,10 +148,13 @@ pub fn against(
     if now == reference.parts {
         Judged::passed(Some(Compared::Output))
     } else {
-        Judged::failed(format!(
-            "its output differs from the previous version's: {}",
-            first_difference(&reference.parts.join("\n"), &now.join("\n"))
-        ))
+        Judged {
+            differed: true,
+            ..Judged::failed(format!(
+                "its output differs from the previous version's: {}",
+                first_difference(&reference.parts.join("\n"), &now.join("\n"))
+            ))
+        }
     }
 }
 

@@ -1,0 +1,321 @@
+//! The oracle rejects dishonest changes: for each operator, a hand-made version of its change
+//! that lies about behaviour (a handler that throws on the new parameter, a rename that leaves
+//! the old `case`, a description change that also alters the output, an unenforced bound said
+//! to be enforced, ...) fails with a reason that names the lie, and the workspace stays at its
+//! last good version; the rules backend's honest change of the same operator commits.
+//!
+//! All on `fixtures/switch-esm`, a low-level JSON-schema server that dispatches with `switch`
+//! and validates nothing itself, so every check has to come from the oracle.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use mcpevol::edit::Hunk;
+use mcpevol::evolve::{self, Backend, Options, RoundStatus};
+use mcpevol::init::{InitOptions, init};
+use mcpevol::mutate::Proposal;
+use mcpevol::server::DEFAULT_TIMEOUT;
+use mcpevol::validate::Effect;
+use mcpevol::workspace::Workspace;
+
+const FILE: &str = "server.js";
+
+fn options(backend: Backend, operators: &[&str]) -> Options {
+    Options {
+        backend,
+        operator_dirs: vec![],
+        rounds: 1,
+        seed: 7,
+        operators: operators.iter().map(|s| s.to_string()).collect(),
+        timeout: DEFAULT_TIMEOUT,
+        stages: evolve::default_stages(),
+        max_attempts: evolve::MAX_ATTEMPTS,
+        max_failed_rounds: 1,
+    }
+}
+
+/// A fresh workspace of the switch fixture at v0.
+fn workspace(rt: &tokio::runtime::Runtime, dir: &Path, name: &str) -> std::path::PathBuf {
+    let work = dir.join(name);
+    let fixture = common::repo().join("fixtures/switch-esm");
+    let opts = InitOptions {
+        launch: None,
+        args: vec![],
+        env: BTreeMap::new(),
+        timeout: DEFAULT_TIMEOUT,
+        stages: evolve::default_stages(),
+    };
+    rt.block_on(init(&fixture.to_string_lossy(), &work, &opts))
+        .unwrap();
+    work
+}
+
+fn hunk(search: &str, replace: &str) -> Hunk {
+    Hunk {
+        file: FILE.into(),
+        search: search.into(),
+        replace: replace.into(),
+    }
+}
+
+struct Lie {
+    operator: &'static str,
+    targets: &'static [&'static str],
+    added: &'static [&'static str],
+    hunks: Vec<Hunk>,
+    effects: Vec<Effect>,
+    /// Words the failure's reason must contain.
+    named: &'static str,
+}
+
+const LIST_CITIES_CASE: &str = "    case \"list_cities\":\n      return { content: [{ type: \"text\", text: Object.keys(CITIES).join(\", \") }] };";
+const LIST_CITIES_DEF: &str = "      name: \"list_cities\",\n      description: \"List the cities that have forecasts\",\n      inputSchema: { type: \"object\", properties: {} },";
+
+fn lies() -> Vec<Lie> {
+    let max_chars = "max_chars: { type: \"integer\", minimum: 1, description: \"Cut each text part of the result to at most this many characters.\" }";
+    let alias_def = format!(
+        "{LIST_CITIES_DEF}\n    }},\n    {{\n      name: \"list_cities_alias\",\n      description: \"Alias of `list_cities`: it behaves exactly as `list_cities` does\",\n      inputSchema: {{ type: \"object\", properties: {{}} }},"
+    );
+    let alias = Effect::Variant {
+        tool: "list_cities_alias".into(),
+        source: "list_cities".into(),
+        max_chars: None,
+    };
+    vec![
+        Lie {
+            operator: "O1",
+            targets: &["list_cities"],
+            added: &["list_cities_alias"],
+            hunks: vec![
+                hunk(LIST_CITIES_DEF, &alias_def),
+                hunk(
+                    LIST_CITIES_CASE,
+                    &format!("{LIST_CITIES_CASE}\n    case \"list_cities_alias\":\n      return {{ content: [{{ type: \"text\", text: \"paris\" }}] }};"),
+                ),
+            ],
+            effects: vec![alias.clone()],
+            named: "not `list_cities`'s answer",
+        },
+        Lie {
+            operator: "O2",
+            targets: &["get_forecast"],
+            added: &["get_forecast_v2"],
+            hunks: vec![
+                hunk("      name: \"get_forecast\",", "      name: \"get_forecast_v2\","),
+                hunk("    case \"get_forecast\": {", "    case \"get_forecast_v2\":\n    case \"get_forecast\": {"),
+            ],
+            effects: vec![],
+            named: "old name still answers",
+        },
+        Lie {
+            operator: "O3",
+            targets: &["list_cities"],
+            added: &[],
+            hunks: vec![hunk(
+                &format!("    {{\n{LIST_CITIES_DEF}\n    }},\n"),
+                "",
+            )],
+            effects: vec![],
+            named: "old name still answers",
+        },
+        Lie {
+            operator: "O4",
+            targets: &["list_cities"],
+            added: &["list_cities_alias"],
+            hunks: vec![
+                hunk(
+                    LIST_CITIES_DEF,
+                    &alias_def.replacen(
+                        "List the cities that have forecasts\"",
+                        "List the cities that have forecasts. Also available as `list_cities_alias`, which behaves the same.\"",
+                        1,
+                    ),
+                ),
+                hunk(
+                    LIST_CITIES_CASE,
+                    &format!("{LIST_CITIES_CASE}\n    case \"list_cities_alias\":\n      return {{ content: [{{ type: \"text\", text: \"lima\" }}] }};"),
+                ),
+            ],
+            effects: vec![alias],
+            named: "not `list_cities`'s answer",
+        },
+        Lie {
+            operator: "O5",
+            targets: &["list_cities"],
+            added: &[],
+            hunks: vec![
+                hunk(
+                    "inputSchema: { type: \"object\", properties: {} },",
+                    &format!("inputSchema: {{ type: \"object\", properties: {{ {max_chars} }} }},"),
+                ),
+                hunk(
+                    "    case \"list_cities\":\n",
+                    "    case \"list_cities\":\n      if (args.max_chars) throw new Error(\"max_chars is not supported\");\n",
+                ),
+            ],
+            effects: vec![Effect::TruncateChars {
+                tool: "list_cities".into(),
+                param: "max_chars".into(),
+            }],
+            named: "RpcError",
+        },
+        Lie {
+            operator: "O6",
+            targets: &["get_forecast"],
+            added: &[],
+            hunks: vec![hunk(
+                "city: { type: \"string\", description: \"City name, e.g. paris\" },",
+                "city: { type: \"string\", maxLength: 500, description: \"City name, e.g. paris\" },",
+            )],
+            effects: vec![Effect::Enforced {
+                tool: "get_forecast".into(),
+                param: "city".into(),
+            }],
+            named: "said to be enforced",
+        },
+        Lie {
+            operator: "O7",
+            targets: &["get_forecast"],
+            added: &[],
+            hunks: vec![
+                hunk(
+                    "          unit: { type: \"string\", enum: [\"celsius\", \"fahrenheit\", \"kelvin\"], description: \"Temperature unit\" },\n",
+                    "",
+                ),
+                hunk("      const unit = args.unit ?? \"celsius\";", "      const unit = args.unit;"),
+            ],
+            effects: vec![],
+            named: "where the previous version succeeded",
+        },
+        Lie {
+            operator: "O8",
+            targets: &["list_cities"],
+            added: &[],
+            hunks: vec![
+                hunk(
+                    "      description: \"List the cities that have forecasts\",\n      inputSchema: { type: \"object\", properties: {} },",
+                    &format!("      description: \"List the cities that have forecasts; `max_chars` cuts the answer.\",\n      inputSchema: {{ type: \"object\", properties: {{ {max_chars} }} }},"),
+                ),
+                hunk(
+                    "    case \"list_cities\":\n",
+                    "    case \"list_cities\":\n      if (args.max_chars) return { content: [{ type: \"text\", text: \"\" }], isError: true };\n",
+                ),
+            ],
+            effects: vec![],
+            named: "with the new parameter set",
+        },
+        Lie {
+            operator: "O9",
+            targets: &["list_cities"],
+            added: &[],
+            hunks: vec![
+                hunk(
+                    "      description: \"List the cities that have forecasts\",",
+                    "      description: \"List the cities that have forecasts, separated by semicolons\",",
+                ),
+                hunk("Object.keys(CITIES).join(\", \")", "Object.keys(CITIES).join(\"; \")"),
+            ],
+            effects: vec![],
+            named: "differs from the previous version",
+        },
+        Lie {
+            operator: "O10",
+            targets: &["convert_temperature"],
+            added: &[],
+            hunks: vec![
+                hunk(
+                    "value: { type: \"number\", description: \"Temperature in Celsius\" },",
+                    "value: { type: \"number\", description: \"Temperature in Celsius, rounded to whole degrees\" },",
+                ),
+                hunk(
+                    "text: `${fromCelsius(Number(args.value), args.to)} ${args.to}`",
+                    "text: `${Math.round(fromCelsius(Number(args.value), args.to)) + 1} ${args.to}`",
+                ),
+            ],
+            effects: vec![],
+            named: "differs from the previous version",
+        },
+        Lie {
+            operator: "O11",
+            targets: &["convert_temperature"],
+            added: &[],
+            hunks: vec![
+                hunk(
+                    "      description: \"Convert a Celsius temperature to another unit\",",
+                    "      description: \"Convert a Celsius temperature to another unit, with the unit's symbol\",",
+                ),
+                hunk(
+                    "value: { type: \"number\", description: \"Temperature in Celsius\" },",
+                    "value: { type: \"number\", description: \"Temperature in degrees Celsius\" },",
+                ),
+                hunk(
+                    "text: `${fromCelsius(Number(args.value), args.to)} ${args.to}`",
+                    "text: `${fromCelsius(Number(args.value), args.to)} ${args.to[0].toUpperCase()}`",
+                ),
+            ],
+            effects: vec![],
+            named: "differs from the previous version",
+        },
+    ]
+}
+
+#[test]
+fn each_operators_dishonest_change_is_rejected_with_its_reason_and_its_honest_change_commits() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    // Lies are rolled back, so their workspace stays at v0 and every lie applies to it; the
+    // honest changes evolve a workspace of their own.
+    let work = workspace(&rt, dir.path(), "lies");
+    let honest_work = workspace(&rt, dir.path(), "honest");
+    let ws = Workspace::open(&work).unwrap();
+    let mut problems = Vec::new();
+    for lie in lies() {
+        let before = ws.head().unwrap();
+        let proposal = Proposal {
+            operator: lie.operator.into(),
+            targets: lie.targets.iter().map(|s| s.to_string()).collect(),
+            added: lie.added.iter().map(|s| s.to_string()).collect(),
+            summary: format!("a dishonest {}", lie.operator),
+            hunks: lie.hunks,
+            effects: lie.effects,
+        };
+        let given = Backend::Given {
+            proposal: Box::new(proposal),
+        };
+        let rounds = rt
+            .block_on(evolve::evolve(&work, &options(given, &[]), |_| {}))
+            .unwrap();
+        let round = &rounds[0];
+        let reason = round.reason.clone().unwrap_or_default();
+        if round.status != RoundStatus::Failed || !reason.contains(lie.named) {
+            problems.push(format!(
+                "{}: expected a failure naming {:?}, got {:?}: {reason}",
+                lie.operator, lie.named, round.status
+            ));
+        }
+        assert!(!reason.contains('\n'), "one line: {reason}");
+        assert_eq!(ws.head().unwrap(), before, "{} left a commit", lie.operator);
+        assert!(
+            ws.dirty_paths().unwrap().is_empty(),
+            "{} left edits",
+            lie.operator
+        );
+
+        let honest = rt
+            .block_on(evolve::evolve(
+                &honest_work,
+                &options(Backend::Rules, &[lie.operator]),
+                |_| {},
+            ))
+            .unwrap();
+        if honest[0].status != RoundStatus::Committed {
+            problems.push(format!(
+                "{}: the honest change did not commit: {:?}",
+                lie.operator, honest[0].reason
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
