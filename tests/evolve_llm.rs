@@ -98,14 +98,20 @@ fn selection(op: &str, targets: &[String]) -> String {
     )
 }
 
-/// A test case that the recorded rules round shows to succeed.
+/// Test cases that the recorded rules round shows to succeed on the tools it changed (a model
+/// must exercise the change).
 fn tests_reply(record: &RoundRecord) -> String {
+    use mcpevol::server::session::Status;
     let ok: Vec<serde_json::Value> = record
         .tests
         .iter()
-        .filter(|t| t.status == mcpevol::server::session::Status::Ok)
-        .take(1)
-        .map(|t| serde_json::json!({"tool": t.tool, "arguments": t.arguments, "expect": "success"}))
+        .filter(|t| t.kind != mcpevol::validate::TestKind::Unchanged)
+        .filter(|t| matches!(t.status, Status::Ok | Status::ToolError))
+        .take(3)
+        .map(|t| {
+            let expect = if t.status == Status::Ok { "success" } else { "error" };
+            serde_json::json!({"tool": t.tool, "arguments": t.arguments, "expect": expect})
+        })
         .collect();
     format!("```json\n{}\n```", serde_json::Value::Array(ok))
 }

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
-use super::round::{Round, TestGen};
+use super::round::Round;
 use super::{EvolveError, RoundOutcome, add};
 use crate::anchor;
 use crate::inventory::Tool;
@@ -20,13 +20,13 @@ use crate::server::LiveTools;
 type Committed = (RoundRecord, LiveTools, Vec<Exchange>);
 
 /// The conversation of one step and the exchanges of the whole round.
-struct Talk<'c> {
+pub(super) struct Talk<'c> {
     chat: &'c dyn Chat,
     exchanges: Mutex<Vec<Exchange>>,
 }
 
 impl Talk<'_> {
-    async fn ask(&self, messages: &[ChatMessage]) -> Result<String, String> {
+    pub(super) async fn ask(&self, messages: &[ChatMessage]) -> Result<String, String> {
         let exchange = self
             .chat
             .chat(messages)
@@ -67,7 +67,7 @@ fn tool_list(live: &LiveTools) -> String {
     lines.join("\n")
 }
 
-fn feedback(prompts: &Prompts, error: &str) -> String {
+pub(super) fn feedback(prompts: &Prompts, error: &str) -> String {
     let values = BTreeMap::from([("error", error.to_string())]);
     prompt::render(&prompts.feedback, &values)
         .unwrap_or_else(|_| format!("That did not work: {error}\nPlease fix it."))
@@ -293,48 +293,6 @@ impl Round<'_> {
         ))
     }
 
-    /// Asks the model for test cases of the changed tools, once the change has passed its contract.
-    fn test_generator<'t>(
-        &'t self,
-        talk: &'t Talk<'_>,
-        prompts: &'t Prompts,
-        targets: &'t [String],
-    ) -> Box<TestGen<'t>> {
-        let server_name = crate::server::launch::package_name(self.root);
-        Box::new(
-            move |changes: Vec<SchemaChange>, tools: Vec<serde_json::Value>| {
-                let server_name = server_name.clone();
-                Box::pin(async move {
-                    let mut touched: Vec<String> = changes.iter().map(|c| c.tool.clone()).collect();
-                    touched.extend(added_tools(&changes));
-                    touched.extend(targets.iter().cloned());
-                    let schemas: Vec<String> = tools
-                        .iter()
-                        .filter(|t| {
-                            t["name"]
-                                .as_str()
-                                .is_some_and(|n| touched.iter().any(|x| x == n))
-                        })
-                        .map(|t| {
-                            format!("{}: {}", t["name"].as_str().unwrap_or(""), t["inputSchema"])
-                        })
-                        .collect();
-                    let values = BTreeMap::from([
-                        ("server_name", server_name.clone()),
-                        ("tool", touched.join(", ")),
-                        ("schema", schemas.join("\n")),
-                        ("snippets", String::from("(see the schemas)")),
-                    ]);
-                    let text =
-                        prompt::render(&prompts.tests, &values).map_err(|e| e.to_string())?;
-                    let answer = talk.ask(&[ChatMessage::user(text)]).await?;
-                    reply::parse_tests(&answer)
-                        .map_err(|e| format!("the generated tests could not be read: {e}"))
-                })
-            },
-        )
-    }
-
     /// Summaries of the earlier versions, for the model's context.
     fn previous_rounds(&self) -> Result<String, EvolveError> {
         let mut lines = Vec::new();
@@ -369,7 +327,7 @@ impl Round<'_> {
 }
 
 /// The names a schema change brought in: added tools and the new names of renamed ones.
-fn added_tools(changes: &[SchemaChange]) -> Vec<String> {
+pub(super) fn added_tools(changes: &[SchemaChange]) -> Vec<String> {
     changes
         .iter()
         .filter_map(|c| match c.kind {

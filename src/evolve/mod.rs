@@ -3,6 +3,7 @@
 //! then commit the version. A failed attempt is rolled back and another is tried.
 
 mod diagnose;
+mod generated;
 mod llm;
 mod oracle;
 mod round;

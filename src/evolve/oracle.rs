@@ -8,7 +8,6 @@ use std::path::Path;
 use super::round::{Attempt, Round, TestGen};
 use crate::contract;
 use crate::mutate;
-use crate::mutate::reply::GeneratedTest;
 use crate::operators::Operator;
 use crate::record::{self, GeneratedResult, RoundRecord};
 use crate::schema;
@@ -153,7 +152,7 @@ impl Round<'_> {
         let generated = match generate {
             Some(generate) => {
                 let cases = generate(changes.to_vec(), live.tools.clone()).await?;
-                let mut results = run_generated(session, cases).await;
+                let mut results = super::generated::run_generated(session, cases).await;
                 self.excuse_on_previous(&mut results).await;
                 results
             }
@@ -216,106 +215,5 @@ impl Round<'_> {
             }
         }
         Ok(Some(again))
-    }
-
-    /// Calls the failed generated cases on the previous version (a snapshot of HEAD): a case
-    /// that fails there the same way expected something this machine cannot show, so it says
-    /// nothing about the edit and becomes unverifiable.
-    async fn excuse_on_previous(&self, results: &mut [GeneratedResult]) {
-        if results.iter().all(|r| r.passed) {
-            return;
-        }
-        let Ok(dir) = tempfile::tempdir() else {
-            return;
-        };
-        let Ok(head) = self.ws.head() else {
-            return;
-        };
-        if self.ws.snapshot(&head, dir.path()).is_err() {
-            return;
-        }
-        let Ok(session) = Session::start(dir.path(), self.config, &[], self.opts.timeout).await
-        else {
-            return;
-        };
-        for r in results.iter_mut().filter(|r| !r.passed) {
-            // Calls that name a tool the previous version lacks cannot fail "the same way".
-            let before = session
-                .call(
-                    &r.test.tool,
-                    r.test.arguments.clone(),
-                    validate::CALL_TIMEOUT,
-                )
-                .await;
-            let same = before.status == r.status && generated_failure(&r.test, &before).is_some();
-            if same && !matches!(r.status, Status::Crashed | Status::Timeout) {
-                r.verdict = validate::Verdict::Unverifiable;
-                r.reason = Some(format!(
-                    "the previous version answers this call the same way, so the expectation was wrong ({})",
-                    r.reason.as_deref().unwrap_or("")
-                ));
-            }
-        }
-        session.close().await;
-    }
-}
-
-/// Runs the model's test cases: each must end as it expects (success or error) and show the
-/// text it names; a crash or timeout always fails.
-async fn run_generated(session: &Session, cases: Vec<GeneratedTest>) -> Vec<GeneratedResult> {
-    let mut out = Vec::new();
-    for test in cases {
-        let outcome = session
-            .call(&test.tool, test.arguments.clone(), validate::CALL_TIMEOUT)
-            .await;
-        let reason = generated_failure(&test, &outcome);
-        out.push(GeneratedResult {
-            test,
-            status: outcome.status,
-            verdict: if reason.is_none() {
-                validate::Verdict::Passed
-            } else {
-                validate::Verdict::Failed
-            },
-            passed: reason.is_none(),
-            reason,
-        });
-    }
-    out
-}
-
-/// Why a model-written case did not end as it expected, or None.
-fn generated_failure(
-    test: &GeneratedTest,
-    outcome: &crate::server::session::Outcome,
-) -> Option<String> {
-    let quote = |t: &str| {
-        validate::normalize::normalize(
-            &t.split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" ")
-                .chars()
-                .take(200)
-                .collect::<String>(),
-        )
-    };
-    let succeeded = outcome.status == Status::Ok;
-    match outcome.status {
-        Status::Crashed | Status::Timeout => {
-            Some(format!("{:?}: {}", outcome.status, quote(&outcome.text)))
-        }
-        _ if succeeded != (test.expect == "success") => Some(format!(
-            "expected {} but it answered {:?}: {}",
-            test.expect,
-            outcome.status,
-            quote(&outcome.text)
-        )),
-        _ => match &test.contains {
-            Some(needle) if !outcome.text.contains(needle.as_str()) => Some(format!(
-                "the result does not contain {needle:?}: {}",
-                quote(&outcome.text)
-            )),
-            _ => None,
-        },
     }
 }

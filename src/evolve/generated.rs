@@ -1,0 +1,280 @@
+//! The model's own test cases (LLM backends): asked for with the changed tools' live schemas
+//! and source, refused until at least one call exercises the change, run on the new version,
+//! and excused where the previous version answers them the same way.
+
+use std::collections::BTreeMap;
+
+use super::llm::{Talk, feedback};
+use super::round::{Round, TestGen};
+use crate::llm::ChatMessage;
+use crate::mutate::reply::{self, GeneratedTest};
+use crate::mutate::snippets;
+use crate::prompt::{self, Prompts};
+use crate::record::GeneratedResult;
+use crate::schema::{ChangeKind, SchemaChange};
+use crate::server::session::{Session, Status};
+use crate::validate;
+
+/// Replies the model gets to write usable test cases.
+const TEST_REPLIES: usize = 2;
+
+impl Round<'_> {
+    /// Asks the model for test cases of the changed tools, once the change has passed its
+    /// contract.
+    pub(super) fn test_generator<'t>(
+        &'t self,
+        talk: &'t Talk<'_>,
+        prompts: &'t Prompts,
+        targets: &'t [String],
+    ) -> Box<TestGen<'t>> {
+        let server_name = crate::server::launch::package_name(self.root);
+        let (root, cache) = (self.root, self.cache);
+        Box::new(
+            move |changes: Vec<SchemaChange>, tools: Vec<serde_json::Value>| {
+                let server_name = server_name.clone();
+                Box::pin(async move {
+                    let mut touched: Vec<String> = changes.iter().map(|c| c.tool.clone()).collect();
+                    touched.extend(super::llm::added_tools(&changes));
+                    touched.extend(targets.iter().cloned());
+                    let schemas: Vec<String> = tools
+                        .iter()
+                        .filter(|t| {
+                            t["name"]
+                                .as_str()
+                                .is_some_and(|n| touched.iter().any(|x| x == n))
+                        })
+                        .map(|t| {
+                            format!("{}: {}", t["name"].as_str().unwrap_or(""), t["inputSchema"])
+                        })
+                        .collect();
+                    let values = BTreeMap::from([
+                        ("server_name", server_name.clone()),
+                        ("tool", touched.join(", ")),
+                        ("schema", schemas.join("\n")),
+                        ("snippets", snippets_of(root, cache, &touched)),
+                    ]);
+                    let text =
+                        prompt::render(&prompts.tests, &values).map_err(|e| e.to_string())?;
+                    let mut messages = vec![ChatMessage::user(text)];
+                    let mut problem = String::new();
+                    for _ in 0..TEST_REPLIES {
+                        let answer = talk.ask(&messages).await?;
+                        problem = match reply::parse_tests(&answer) {
+                            Err(e) => format!("the test cases could not be read: {e}"),
+                            Ok(cases) if cases.is_empty() => {
+                                "the list of test cases is empty; write at least one call"
+                                    .to_string()
+                            }
+                            Ok(cases) if !cases.iter().any(|c| exercises(c, &changes)) => format!(
+                                "none of these calls exercises the change ({}); call a changed or new tool, setting the new or changed parameters",
+                                change_words(&changes)
+                            ),
+                            Ok(cases) => return Ok(cases),
+                        };
+                        messages.push(ChatMessage::assistant(answer));
+                        messages.push(ChatMessage::user(feedback(prompts, &problem)));
+                    }
+                    Err(format!(
+                        "the generated tests were still unusable: {problem}"
+                    ))
+                })
+            },
+        )
+    }
+
+    /// Calls the failed generated cases on the previous version (a snapshot of HEAD): a case
+    /// that fails there the same way expected something this machine cannot show, so it says
+    /// nothing about the edit and becomes unverifiable.
+    pub(super) async fn excuse_on_previous(&self, results: &mut [GeneratedResult]) {
+        if results.iter().all(|r| r.passed) {
+            return;
+        }
+        let Ok(dir) = tempfile::tempdir() else {
+            return;
+        };
+        let Ok(head) = self.ws.head() else {
+            return;
+        };
+        if self.ws.snapshot(&head, dir.path()).is_err() {
+            return;
+        }
+        let Ok(session) = Session::start(dir.path(), self.config, &[], self.opts.timeout).await
+        else {
+            return;
+        };
+        for r in results.iter_mut().filter(|r| !r.passed) {
+            // Calls that name a tool the previous version lacks cannot fail "the same way".
+            let before = session
+                .call(
+                    &r.test.tool,
+                    r.test.arguments.clone(),
+                    validate::CALL_TIMEOUT,
+                )
+                .await;
+            let same = before.status == r.status && generated_failure(&r.test, &before).is_some();
+            if same && !matches!(r.status, Status::Crashed | Status::Timeout) {
+                r.verdict = validate::Verdict::Unverifiable;
+                r.reason = Some(format!(
+                    "the previous version answers this call the same way, so the expectation was wrong ({})",
+                    r.reason.as_deref().unwrap_or("")
+                ));
+            }
+        }
+        session.close().await;
+    }
+}
+
+/// The source of the touched tools as the new version holds them, for the test prompt.
+fn snippets_of(
+    root: &std::path::Path,
+    cache: &std::sync::Mutex<crate::anchor::Cache>,
+    touched: &[String],
+) -> String {
+    let Ok(inventory) = crate::anchor::anchor_with(root, cache) else {
+        return String::new();
+    };
+    let tools: Vec<&crate::inventory::Tool> = touched
+        .iter()
+        .filter_map(|name| inventory.tool(name))
+        .collect();
+    snippets::snippets(root, &tools)
+}
+
+/// Whether a generated call exercises the change: it calls a new tool or an old name, or a
+/// changed tool with a changed parameter set (or any call of it when no parameter changed).
+pub fn exercises(case: &GeneratedTest, changes: &[SchemaChange]) -> bool {
+    changes.iter().any(|c| {
+        let named = c.tool == case.tool || c.renamed_to.as_deref() == Some(case.tool.as_str());
+        match (c.kind, &c.param) {
+            (ChangeKind::ToolAdded | ChangeKind::ToolRemoved | ChangeKind::ToolRenamed, _) => named,
+            (_, Some(param))
+                if c.kind != ChangeKind::ParamDescriptionChanged
+                    && c.kind != ChangeKind::ParamRemoved =>
+            {
+                named && case.arguments.contains_key(param)
+            }
+            _ => named,
+        }
+    })
+}
+
+fn change_words(changes: &[SchemaChange]) -> String {
+    changes
+        .iter()
+        .map(|c| format!("`{}`: {}", c.tool, c.describe()))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Runs the model's test cases: each must end as it expects (success or error) and show the
+/// text it names; a crash or timeout always fails.
+pub(super) async fn run_generated(
+    session: &Session,
+    cases: Vec<GeneratedTest>,
+) -> Vec<GeneratedResult> {
+    let mut out = Vec::new();
+    for test in cases {
+        let outcome = session
+            .call(&test.tool, test.arguments.clone(), validate::CALL_TIMEOUT)
+            .await;
+        let reason = generated_failure(&test, &outcome);
+        out.push(GeneratedResult {
+            test,
+            status: outcome.status,
+            verdict: if reason.is_none() {
+                validate::Verdict::Passed
+            } else {
+                validate::Verdict::Failed
+            },
+            passed: reason.is_none(),
+            reason,
+        });
+    }
+    out
+}
+
+/// Why a model-written case did not end as it expected, or None.
+fn generated_failure(
+    test: &GeneratedTest,
+    outcome: &crate::server::session::Outcome,
+) -> Option<String> {
+    let quote = |t: &str| {
+        validate::normalize::normalize(
+            &t.split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .chars()
+                .take(200)
+                .collect::<String>(),
+        )
+    };
+    let succeeded = outcome.status == Status::Ok;
+    match outcome.status {
+        Status::Crashed | Status::Timeout => {
+            Some(format!("{:?}: {}", outcome.status, quote(&outcome.text)))
+        }
+        _ if succeeded != (test.expect == "success") => Some(format!(
+            "expected {} but it answered {:?}: {}",
+            test.expect,
+            outcome.status,
+            quote(&outcome.text)
+        )),
+        _ => match &test.contains {
+            Some(needle) if !outcome.text.contains(needle.as_str()) => Some(format!(
+                "the result does not contain {needle:?}: {}",
+                quote(&outcome.text)
+            )),
+            _ => None,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn case(tool: &str, args: serde_json::Value) -> GeneratedTest {
+        GeneratedTest {
+            tool: tool.into(),
+            arguments: args.as_object().cloned().unwrap_or_default(),
+            expect: "success".into(),
+            contains: None,
+        }
+    }
+
+    #[test]
+    fn a_call_exercises_a_parameter_change_only_when_it_sets_the_parameter() {
+        let added = SchemaChange::plain(
+            ChangeKind::ParamAdded,
+            "get_forecast",
+            Some("days"),
+            Some(false),
+        );
+        let changes = vec![added];
+        assert!(!exercises(
+            &case("get_forecast", serde_json::json!({"city": "paris"})),
+            &changes
+        ));
+        assert!(exercises(
+            &case(
+                "get_forecast",
+                serde_json::json!({"city": "paris", "days": 2})
+            ),
+            &changes
+        ));
+        assert!(!exercises(
+            &case("list_cities", serde_json::json!({"days": 2})),
+            &changes
+        ));
+        let new_tool = vec![SchemaChange::plain(
+            ChangeKind::ToolAdded,
+            "get_alerts",
+            None,
+            None,
+        )];
+        assert!(exercises(
+            &case("get_alerts", serde_json::json!({})),
+            &new_tool
+        ));
+    }
+}
