@@ -110,3 +110,15 @@ fn an_edit_that_breaks_the_bundle_is_still_rejected_with_the_place_it_broke() {
     assert!(err.contains("introduced by the edit"), "{err}");
     assert!(err.contains("A LaTeX fraction of two terms"), "{err}");
 }
+
+#[test]
+fn tools_registered_through_a_helper_evolve() {
+    let failures = evolve_each("helper-register", &["O9", "O5", "O1", "O2", "O6", "O3"]);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn tools_registered_through_a_builder_chain_evolve() {
+    let failures = evolve_each("builder-chain", &["O9", "O5", "O1", "O2", "O6", "O3"]);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
