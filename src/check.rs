@@ -146,7 +146,8 @@ fn check_tree(file: &str, old: Option<&str>, src: &str, lang: Lang) -> Result<()
                 changed_ranges(old, src),
             )
         }
-        None => (0, vec![0..src.len()]),
+        // A new file: all of it is the edit.
+        None => (0, std::iter::once(0..src.len()).collect()),
     };
     let touches = |n: &Node| {
         changed
