@@ -1,8 +1,14 @@
 //! The syntax check of changed files before a server is started: tree-sitter finds no error or
-//! missing node, and `node --check` accepts every changed JavaScript file.
+//! missing node that the edit introduced, and `node --check` accepts every changed JavaScript
+//! file as a whole.
 
+use std::collections::BTreeMap;
+use std::ops::Range;
 use std::path::Path;
 use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use tree_sitter::Node;
 
 use crate::anchor::{self, grammar::Lang};
 
@@ -23,14 +29,46 @@ pub enum CheckError {
     Node(std::io::Error),
 }
 
-/// Checks each changed file that is JS/TS source; other files pass.
-pub fn check_files(root: &Path, files: &[String]) -> Result<(), CheckError> {
-    check_trees(root, files)?;
+/// How long the byte diff that locates an edit may run; past it the diff is coarser (a wider
+/// changed range), never wrong.
+const DIFF_DEADLINE: Duration = Duration::from_millis(200);
+/// How much of a long line an error message quotes on each side of the error.
+const CONTEXT_CHARS: usize = 80;
+
+/// The text of the files an edit touches, as they were before it. The grammar is judged on the
+/// edit, not on the file: bundles and new syntax hold constructs tree-sitter reports as errors
+/// while node runs them, and those were there before the edit.
+#[derive(Debug, Default, Clone)]
+pub struct Before {
+    texts: BTreeMap<String, String>,
+}
+
+impl Before {
+    /// Reads `files` under `root` before they are changed. A file that does not exist yet (or
+    /// cannot be read) counts as new: every error in it is the edit's.
+    pub fn read<'a>(root: &Path, files: impl IntoIterator<Item = &'a str>) -> Before {
+        let texts = files
+            .into_iter()
+            .filter_map(|f| Some((f.to_string(), std::fs::read_to_string(root.join(f)).ok()?)))
+            .collect();
+        Before { texts }
+    }
+
+    fn text(&self, file: &str) -> Option<&str> {
+        self.texts.get(file).map(String::as_str)
+    }
+}
+
+/// Checks each changed file that is JS/TS source against its text before the edit; other
+/// files pass.
+pub fn check_files(root: &Path, files: &[String], before: &Before) -> Result<(), CheckError> {
+    check_trees(root, files, before)?;
     NodeCheck::spawn(root, files)?.wait()
 }
 
-/// The tree-sitter half of the check: fast, in process.
-pub fn check_trees(root: &Path, files: &[String]) -> Result<(), CheckError> {
+/// The tree-sitter half of the check: fast, in process. It fails on error and missing nodes
+/// the edit introduced: ones overlapping a changed byte range, or more of them than before.
+pub fn check_trees(root: &Path, files: &[String], before: &Before) -> Result<(), CheckError> {
     for file in files {
         let path = root.join(file);
         let Some(lang) = Lang::for_path(&path) else {
@@ -43,7 +81,7 @@ pub fn check_trees(root: &Path, files: &[String]) -> Result<(), CheckError> {
             file: file.clone(),
             source,
         })?;
-        check_tree(file, &src, lang)?;
+        check_tree(file, before.text(file), &src, lang)?;
     }
     Ok(())
 }
@@ -89,30 +127,132 @@ impl NodeCheck {
     }
 }
 
-fn check_tree(file: &str, src: &str, lang: Lang) -> Result<(), CheckError> {
-    let Some(tree) = anchor::parse(src, lang) else {
-        return Err(CheckError::Syntax {
-            file: file.into(),
-            line: 1,
-            message: "the parser gave up".into(),
-        });
+fn check_tree(file: &str, old: Option<&str>, src: &str, lang: Lang) -> Result<(), CheckError> {
+    let gave_up = || CheckError::Syntax {
+        file: file.into(),
+        line: 1,
+        message: "the parser gave up".into(),
     };
-    let Some(node) = anchor::facts::first_error(tree.root_node()) else {
+    let tree = anchor::parse(src, lang).ok_or_else(gave_up)?;
+    let errors = error_nodes(tree.root_node());
+    if errors.is_empty() {
+        return Ok(());
+    }
+    let (old_count, changed) = match old {
+        Some(old) => {
+            let old_tree = anchor::parse(old, lang).ok_or_else(gave_up)?;
+            (
+                error_nodes(old_tree.root_node()).len(),
+                changed_ranges(old, src),
+            )
+        }
+        // A new file: all of it is the edit.
+        None => (0, std::iter::once(0..src.len()).collect()),
+    };
+    let touches = |n: &Node| {
+        changed
+            .iter()
+            .any(|c| n.start_byte() <= c.end && c.start <= n.end_byte())
+    };
+    let introduced = errors.iter().find(|n| touches(n)).or_else(|| {
+        // More errors than before, none at the edit: error recovery placed the new one further
+        // on (a missing `}` shows where the parser noticed). Name the first one after the edit.
+        let first_change = changed.first().map_or(0, |c| c.start);
+        (errors.len() > old_count).then(|| {
+            errors
+                .iter()
+                .find(|n| n.end_byte() >= first_change)
+                .unwrap_or(&errors[0])
+        })
+    });
+    let Some(node) = introduced else {
         return Ok(());
     };
     let line = node.start_position().row + 1;
     let what = if node.is_missing() {
         format!("missing `{}`", node.kind())
     } else {
-        "unexpected text".to_string()
+        let text = one_line(&src[node.byte_range()], 40);
+        format!("unexpected `{text}`")
     };
-    let shown = src.lines().nth(line - 1).unwrap_or("").trim();
-    let shown: String = shown.chars().take(160).collect();
+    let before = if old_count > 0 {
+        format!(
+            " ({} such node(s) now, {old_count} before the edit)",
+            errors.len()
+        )
+    } else {
+        String::new()
+    };
     Err(CheckError::Syntax {
         file: file.into(),
         line,
-        message: format!("{what} in: {shown}"),
+        message: format!(
+            "{what}, introduced by the edit{before}, in: {}",
+            context(src, node.start_byte())
+        ),
     })
+}
+
+/// Every error and missing node of a tree, in source order.
+fn error_nodes(root: Node) -> Vec<Node> {
+    let mut out = Vec::new();
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        if node.is_error() || node.is_missing() {
+            out.push(node);
+        }
+        if node.has_error() {
+            let mut cursor = node.walk();
+            let children: Vec<Node> = node.children(&mut cursor).collect();
+            stack.extend(children.into_iter().rev());
+        }
+    }
+    out
+}
+
+/// The byte ranges of `new` that differ from `old`; an insertion or deletion is a range too
+/// (possibly empty, at the place of the change).
+fn changed_ranges(old: &str, new: &str) -> Vec<Range<usize>> {
+    let deadline = Instant::now() + DIFF_DEADLINE;
+    similar::capture_diff_slices_deadline(
+        similar::Algorithm::Myers,
+        old.as_bytes(),
+        new.as_bytes(),
+        Some(deadline),
+    )
+    .iter()
+    .filter(|op| op.tag() != similar::DiffTag::Equal)
+    .map(|op| op.new_range())
+    .collect()
+}
+
+/// The line around byte `at`, cut to a window around it when the line is long (minified code
+/// is one line of hundreds of kilobytes).
+fn context(src: &str, at: usize) -> String {
+    let start = src[..at].rfind('\n').map_or(0, |i| i + 1);
+    let end = src[at..].find('\n').map_or(src.len(), |i| at + i);
+    let (head, tail) = (&src[start..at], &src[at..end]);
+    let head_chars = head.chars().count();
+    let mut shown = String::new();
+    if head_chars > CONTEXT_CHARS {
+        shown.push('…');
+    }
+    shown.extend(head.chars().skip(head_chars.saturating_sub(CONTEXT_CHARS)));
+    shown.extend(tail.chars().take(CONTEXT_CHARS));
+    if tail.chars().nth(CONTEXT_CHARS).is_some() {
+        shown.push('…');
+    }
+    shown.trim().to_string()
+}
+
+/// A short one-line quote of a node's text.
+fn one_line(text: &str, max: usize) -> String {
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() > max {
+        flat.chars().take(max).collect::<String>() + "…"
+    } else {
+        flat
+    }
 }
 
 fn node_error(file: &str, stderr: &str) -> CheckError {
@@ -140,10 +280,24 @@ fn node_error(file: &str, stderr: &str) -> CheckError {
 mod tests {
     use super::*;
 
-    fn check(name: &str, text: &str) -> Result<(), CheckError> {
+    /// A construct node accepts and tree-sitter-javascript reports as an error: a tagged
+    /// template with an escape that is not one (`\u` not followed by hex digits).
+    const GRAMMAR_GAP: &str = "const p=String.raw`C:\\users\\${u}`;";
+
+    /// Writes `before`, then `after` over it, and checks the change.
+    fn check_edit(name: &str, before: Option<&str>, after: &str) -> Result<(), CheckError> {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join(name), text).unwrap();
-        check_files(dir.path(), &[name.to_string()])
+        let path = dir.path().join(name);
+        if let Some(text) = before {
+            std::fs::write(&path, text).unwrap();
+        }
+        let old = Before::read(dir.path(), [name]);
+        std::fs::write(&path, after).unwrap();
+        check_files(dir.path(), &[name.to_string()], &old)
+    }
+
+    fn check(name: &str, text: &str) -> Result<(), CheckError> {
+        check_edit(name, None, text)
     }
 
     #[test]
@@ -163,5 +317,65 @@ mod tests {
         // Valid to tree-sitter, an early error to node: a duplicate `let` declaration.
         let err = check("a.js", "let a = 1;\nlet a = 2;\n").unwrap_err();
         assert!(err.to_string().contains("SyntaxError"), "{err}");
+    }
+
+    #[test]
+    fn the_grammar_gap_really_is_an_error_to_tree_sitter_and_valid_to_node() {
+        let tree = anchor::parse(GRAMMAR_GAP, Lang::JavaScript).unwrap();
+        assert!(!error_nodes(tree.root_node()).is_empty());
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.js"), GRAMMAR_GAP).unwrap();
+        NodeCheck::spawn(dir.path(), &["a.js".to_string()])
+            .unwrap()
+            .wait()
+            .unwrap();
+    }
+
+    #[test]
+    fn an_edit_beside_errors_the_original_already_had_passes() {
+        let old = format!("{GRAMMAR_GAP}server.tool(\"a\",\"Old text\",()=>p);");
+        let new = old.replace("Old text", "New, longer text");
+        check_edit("a.js", Some(&old), &new).unwrap();
+    }
+
+    #[test]
+    fn an_edit_that_breaks_syntax_in_a_file_with_old_errors_is_rejected_at_the_edit() {
+        let old = format!("{GRAMMAR_GAP}server.tool(\"a\",\"Old text\",()=>p);");
+        let new = old.replace("\"Old text\",", "\"Old text\" +,");
+        let err = check_edit("a.js", Some(&old), &new)
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("a.js:1: syntax error"), "{err}");
+        assert!(err.contains("introduced by the edit"), "{err}");
+        // The quote is the place of the edit, not the start of the (one-line) file.
+        assert!(err.contains("Old text"), "{err}");
+    }
+
+    #[test]
+    fn an_edit_whose_error_surfaces_away_from_it_is_rejected_by_the_count() {
+        // Deleting a `}` makes the parser report a missing one where it notices, not at the
+        // deletion; the count of error nodes grows all the same.
+        let old =
+            format!("{GRAMMAR_GAP}\nfunction f() {{\n  if (x) {{\n    y();\n  }}\n}}\nf();\n");
+        let new = old.replacen("  }\n", "\n", 1);
+        let err = check_edit("a.ts", Some(&old), &new)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("introduced by the edit"), "{err}");
+    }
+
+    #[test]
+    fn errors_in_a_file_the_edit_creates_are_all_the_edits() {
+        let err = check("new.js", GRAMMAR_GAP).unwrap_err().to_string();
+        assert!(err.contains("introduced by the edit"), "{err}");
+    }
+
+    #[test]
+    fn a_long_line_is_quoted_around_the_error_not_from_its_start() {
+        let line = format!("{}x = {{ a: 1 ;{}", "a;".repeat(500), "b;".repeat(500));
+        let quoted = context(&line, line.find("x =").unwrap());
+        assert!(quoted.starts_with('…') && quoted.ends_with('…'), "{quoted}");
+        assert!(quoted.contains("x = { a: 1 ;"), "{quoted}");
+        assert!(quoted.chars().count() <= 2 * CONTEXT_CHARS + 2, "{quoted}");
     }
 }

@@ -30,7 +30,8 @@ impl Inventory {
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[serde(rename_all = "kebab-case")]
 pub enum Style {
-    /// `server.tool(...)`, `registerTool(...)`, `addTool({...})`, class-based tools.
+    /// `server.tool(...)`, `registerTool(...)`, `addTool({...})`, class-based tools, and any
+    /// helper given a literal name, a tool configuration and a handler.
     Register,
     /// Tool objects listed by a ListTools handler, dispatched by `case "name":`.
     Switch,
@@ -40,6 +41,9 @@ pub enum Style {
     CrossFile,
     /// A definition whose handler was not found, or is joined by a same-file map.
     Other,
+    /// A builder chain that ends in a registration:
+    /// `server.tool("name").description("...").input({...}).handler(fn)`.
+    Builder,
 }
 
 impl Style {
@@ -50,6 +54,7 @@ impl Style {
             Style::If => "if",
             Style::CrossFile => "cross-file",
             Style::Other => "other",
+            Style::Builder => "builder",
         }
     }
 }

@@ -168,7 +168,7 @@ fn handler_spans_contain_the_implementation() {
                 Style::CrossFile => {
                     assert_ne!(handler.file, tool.definition.file, "same file: {what}")
                 }
-                Style::Register | Style::Other => {
+                Style::Register | Style::Other | Style::Builder => {
                     let callable = code.starts_with("async")
                         || code.starts_with('(')
                         || code.starts_with("function")
@@ -202,5 +202,41 @@ fn anchor_json_of_every_fixture_matches_its_snapshot() {
         insta::with_settings!({ snapshot_path => "../snapshots", prepend_module_to_snapshot => false }, {
             insta::assert_json_snapshot!(format!("anchor-{}", common::name_of(&dir)), inventory);
         });
+    }
+}
+
+/// Tools registered through a helper or a builder chain get every site the rules edit: the
+/// name literal, the description, the schema and the statement that registers them.
+#[test]
+fn helper_and_builder_registrations_are_anchored_with_the_sites_the_rules_edit() {
+    for (fixture, style, callee) in [
+        ("helper-register", Style::Register, "registerAppTool("),
+        ("builder-chain", Style::Builder, "kit"),
+    ] {
+        let dir = common::repo().join("fixtures").join(fixture);
+        let inventory = anchored(&dir);
+        assert_eq!(
+            inventory.tools.len(),
+            3,
+            "{fixture}: {:?}",
+            inventory.names()
+        );
+        for tool in &inventory.tools {
+            let what = format!("{fixture}: {}", tool.name);
+            assert_eq!(tool.style, style, "{what}");
+            let s = &tool.sites;
+            let name = snippet(s.name.as_ref().expect("name site"), &dir);
+            assert_eq!(name, format!("\"{}\"", tool.name), "{what}");
+            let description = snippet(s.description.as_ref().expect("description site"), &dir);
+            assert!(description.starts_with('"'), "{what}: {description}");
+            let registration = snippet(s.registration.as_ref().expect("registration"), &dir);
+            assert!(registration.starts_with(callee), "{what}: {registration}");
+            assert!(registration.contains(&name), "{what}: {registration}");
+            let schema = s.schema.as_ref().expect("schema site");
+            assert_eq!(schema.params.len(), tool.params.len(), "{what}");
+            if !tool.params.is_empty() {
+                assert_eq!(schema.zod.as_deref(), Some("z"), "{what}");
+            }
+        }
     }
 }

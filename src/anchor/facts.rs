@@ -3,6 +3,8 @@
 //! Facts hold no tree-sitter nodes, so trees are dropped as soon as a file is read; linking
 //! across files (constants, imported schemas, handlers in another module) works on facts alone.
 
+mod calls;
+
 use std::collections::{HashMap, HashSet};
 
 use streaming_iterator::StreamingIterator;
@@ -57,6 +59,8 @@ pub enum CandidateKind {
     },
     /// `{ tool_name: { inputSchema, ... } }`: the key is the name.
     MapEntry,
+    /// `server.tool("name").description("...").input({...}).handler(fn)`.
+    Builder,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -89,6 +93,8 @@ pub enum DispatchKind {
     /// A call that gets a definition object and a function: `register(ECHO_TOOL, (a) => ...)`.
     /// Its `name` is the path of the object passed, matched against candidates' holders.
     RefCall,
+    /// The CallTool request handler, for every listed tool no other dispatch routes.
+    CallHandler,
 }
 
 /// A place that routes a call for one name to its implementation.
@@ -131,6 +137,7 @@ pub fn read(tree: &Tree, src: &str, rel: &str, lang: Lang) -> FileFacts {
         facts: FileFacts::default(),
         registered_objects: HashSet::new(),
         declared_objects: HashMap::new(),
+        register_calls: HashSet::new(),
     };
     if let Some(err) = first_error(root) {
         reader.facts.warnings.push(format!(
@@ -158,6 +165,8 @@ pub fn read(tree: &Tree, src: &str, rel: &str, lang: Lang) -> FileFacts {
     for m in &matches {
         match kind(m) {
             QueryKind::Register => {}
+            QueryKind::Helpers => reader.helper_call(m),
+            QueryKind::Builders => reader.builder_chain(m),
             QueryKind::Objects => reader.object(m.node("object")),
             QueryKind::Dispatch => reader.dispatch(m),
             QueryKind::Declarations => reader.declaration(m),
@@ -229,6 +238,8 @@ struct Reader<'s, 't> {
     registered_objects: HashSet<usize>,
     /// Objects declared in this file by name, for `registerTool(name, config, cb)`.
     declared_objects: HashMap<&'s str, Node<'t>>,
+    /// Calls read as register calls, by start byte, so that no other reading takes them again.
+    register_calls: HashSet<usize>,
 }
 
 impl<'t> Reader<'_, 't> {
@@ -241,98 +252,6 @@ impl<'t> Reader<'_, 't> {
         } else {
             None
         }
-    }
-
-    fn register_call(&mut self, m: &Match<'_, 't>) {
-        let (call, method, args) = (m.node("call"), m.node("method"), m.node("args"));
-        let args = arguments(args);
-        let Some(first) = args.first().map(|a| unwrap(*a)) else {
-            return;
-        };
-        if first.kind() == "object" {
-            self.registered_objects.insert(first.start_byte());
-            return;
-        }
-        let last = *args.last().unwrap();
-        let handler = match unwrap(last) {
-            // registerToolTask takes an object of task functions ({ createTask, getTask, ... }).
-            h if h.kind() == "object" && args.len() > 2 => Some(HandlerRef::At(span(h, self.rel))),
-            _ if args.len() > 1 => self.handler_ref(last),
-            _ => None,
-        };
-        let middle_end = if handler.is_some() {
-            args.len() - 1
-        } else {
-            args.len()
-        };
-        let middle = &args[1..middle_end.max(1)];
-        let (mut description, mut schema) = (Expr::Unknown, SchemaRef::None);
-        let mut description_node = None;
-        // `registerTool(name, config, cb)` and its relatives take a config object;
-        // only the original `tool(name, ...)` spreads description and schema as arguments.
-        if text(method, self.src) != "tool" {
-            // The config is written inline, or declared in this file and passed by name.
-            let config = middle
-                .first()
-                .map(|c| unwrap(*c))
-                .and_then(|c| match c.kind() {
-                    "object" => Some(c),
-                    "identifier" => self.declared_objects.get(text(c, self.src)).copied(),
-                    _ => None,
-                });
-            if let Some(config) = config {
-                for (key, value, _) in object_entries(config, self.src) {
-                    if key == "description" {
-                        description = expr(value, self.src);
-                        description_node = Some(value);
-                    } else if SCHEMA_KEYS.contains(&key.as_str()) && schema == SchemaRef::None {
-                        schema = params::read_schema(value, self.src, self.rel);
-                    }
-                }
-            }
-        } else {
-            let mut rest = middle;
-            if let Some(node) = rest.first() {
-                let d = expr(*node, self.src);
-                // `tool(name, X, cb)` with X a bare name: a description constant or a schema.
-                let ambiguous = matches!(d, Expr::Path(_)) && rest.len() == 1;
-                if matches!(d, Expr::Str(_))
-                    || (matches!(d, Expr::Path(_)) && rest.len() >= 2)
-                    || ambiguous
-                {
-                    description = d;
-                    description_node = Some(*node);
-                    if !ambiguous {
-                        rest = &rest[1..];
-                    }
-                }
-            }
-            if let Some(s) = rest.first() {
-                schema = params::read_schema(*s, self.src, self.rel);
-            }
-        }
-        let mut definition = span(call, self.rel);
-        if handler.is_some() && middle_end >= 1 {
-            let before = args[middle_end - 1];
-            definition.end_line = before.end_position().row + 1;
-            definition.bytes.1 = before.end_byte();
-        }
-        let sites = Sites {
-            name: Some(span(first, self.rel)),
-            description: description_node.map(|d| span(unwrap(d), self.rel)),
-            registration: Some(span(statement_of(call), self.rel)),
-            ..Sites::default()
-        };
-        self.facts.candidates.push(Candidate {
-            name: expr(first, self.src),
-            kind: CandidateKind::RegisterCall,
-            definition,
-            handler,
-            description,
-            schema,
-            holder: None,
-            sites,
-        });
     }
 
     fn object(&mut self, object: Node) {
@@ -456,6 +375,18 @@ impl<'t> Reader<'_, 't> {
     }
 
     fn dispatch(&mut self, m: &Match) {
+        if m.get("callhandler").is_some() {
+            self.facts.dispatches.push(Dispatch {
+                name: Expr::Unknown,
+                kind: DispatchKind::CallHandler,
+                handler: HandlerRef::At(span(m.node("handler"), self.rel)),
+                on_tool_name: false,
+                beside: Vec::new(),
+                site: None,
+                registration: None,
+            });
+            return;
+        }
         if m.get("refcall").is_some() {
             let handler = span(m.node("handler"), self.rel);
             let paths: Vec<String> = arguments(m.node("args"))

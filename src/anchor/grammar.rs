@@ -22,6 +22,8 @@ pub enum QueryKind {
     Declarations,
     Classes,
     Enums,
+    Helpers,
+    Builders,
 }
 
 /// A query file, with the grammars it is written for.
@@ -51,6 +53,8 @@ pub const QUERY_SOURCES: &[QuerySource] = &[
     query_file!("common", "dispatch", QueryKind::Dispatch, false),
     query_file!("common", "declarations", QueryKind::Declarations, false),
     query_file!("common", "classes", QueryKind::Classes, false),
+    query_file!("common", "helpers", QueryKind::Helpers, false),
+    query_file!("common", "builders", QueryKind::Builders, false),
     query_file!("typescript", "enums", QueryKind::Enums, true),
 ];
 

@@ -114,7 +114,7 @@ fn suffixes(path: &str) -> impl Iterator<Item = &str> {
 /// first, and compiled JavaScript over its TypeScript source, since JavaScript is what runs.
 fn rank(c: &Candidate, entry: Option<&str>) -> (u8, bool, bool) {
     let kind = match c.kind {
-        CandidateKind::RegisterCall => 0,
+        CandidateKind::RegisterCall | CandidateKind::Builder => 0,
         CandidateKind::ToolObject { registered: true } => 1,
         CandidateKind::Class => 2,
         CandidateKind::ToolObject { registered: false } => 3,
@@ -139,6 +139,15 @@ pub fn link(files: &[(String, FileFacts)], entry_file: Option<&str>) -> Vec<Tool
     let names = Names::new(files);
     let (best, loop_registration) = choose_definitions(files, &names, entry_file);
     let dispatches = resolve_dispatches(files, &names);
+    let call_handlers: Vec<&Span> = files
+        .iter()
+        .flat_map(|(_, facts)| &facts.dispatches)
+        .filter(|d| d.kind == DispatchKind::CallHandler)
+        .filter_map(|d| match &d.handler {
+            HandlerRef::At(span) => Some(span),
+            HandlerRef::Named(_) => None,
+        })
+        .collect();
     best.into_iter()
         .map(|(name, c)| {
             let file = c.definition.file.as_str();
@@ -146,6 +155,7 @@ pub fn link(files: &[(String, FileFacts)], entry_file: Option<&str>) -> Vec<Tool
             let registered = matches!(
                 c.kind,
                 CandidateKind::RegisterCall
+                    | CandidateKind::Builder
                     | CandidateKind::Class
                     | CandidateKind::ToolObject { registered: true }
             );
@@ -153,6 +163,7 @@ pub fn link(files: &[(String, FileFacts)], entry_file: Option<&str>) -> Vec<Tool
             let mut sites = c.sites.clone();
             sites.holder = c.holder.clone();
             let (style, handler) = match own_handler {
+                h if c.kind == CandidateKind::Builder => (Style::Builder, h),
                 h if registered => (Style::Register, h),
                 Some(h) if loop_registration => (Style::Register, Some(h)),
                 own => match find_dispatch(&name, file, &dispatches, &names) {
@@ -167,7 +178,23 @@ pub fn link(files: &[(String, FileFacts)], entry_file: Option<&str>) -> Vec<Tool
                         sites.dispatch = dispatch_sites(&name, d, &dispatches);
                         (dispatch_style(d.kind, file, &span), Some(span))
                     }
-                    None => (Style::Other, own),
+                    None => match own {
+                        Some(h) => (Style::Other, Some(h)),
+                        // Calls are routed through a table the linker cannot follow: the
+                        // CallTool handler (of this file first) is where they all go.
+                        None => {
+                            let shared = call_handlers
+                                .iter()
+                                .find(|h| h.file == file)
+                                .or(call_handlers.first())
+                                .map(|h| (*h).clone());
+                            let style = match &shared {
+                                Some(h) if h.file != file => Style::CrossFile,
+                                _ => Style::Other,
+                            };
+                            (style, shared)
+                        }
+                    },
                 },
             };
             if sites.registration.is_none()
@@ -275,7 +302,7 @@ fn dispatch_style(kind: DispatchKind, def_file: &str, handler: &Span) -> Style {
         DispatchKind::Case => Style::Switch,
         DispatchKind::If => Style::If,
         DispatchKind::RefCall => Style::Register,
-        DispatchKind::MapKey => Style::Other,
+        DispatchKind::MapKey | DispatchKind::CallHandler => Style::Other,
     }
 }
 

@@ -224,6 +224,27 @@ fn zod_param(
     src: &str,
     rel: &str,
 ) -> (Param, ParamSite, Option<String>) {
+    // mcp-framework's typed entries, `name: { type: z.string(), description: "..." }`: the zod
+    // chain is in `type`, the description beside it. A new parameter would have to be written
+    // in this form, so no zod spelling is returned to copy from.
+    let object = unwrap(value);
+    if object.kind() == "object" {
+        let entries = object_entries(object, src);
+        let get = |k: &str| {
+            entries
+                .iter()
+                .find(|(key, _, _)| key == k)
+                .map(|(_, v, _)| *v)
+        };
+        if let Some(ty) = get("type").filter(|t| unwrap(*t).kind() == "call_expression") {
+            let (mut param, mut site, _) = zod_param(name, ty, entry, src, rel);
+            if let Some(d) = get("description") {
+                param.description = string_value(d, src);
+                site.description = param.description.is_some().then(|| span(unwrap(d), rel));
+            }
+            return (param, site, None);
+        }
+    }
     let mut param = Param {
         name: name.clone(),
         ty: None,
@@ -279,4 +300,74 @@ fn zod_param(
         }
     }
     (param, site, zod)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::anchor::{self, grammar::Lang};
+
+    /// The schema of the first object literal in `src`.
+    fn schema_of(src: &str) -> Schema {
+        let tree = anchor::parse(src, Lang::JavaScript).unwrap();
+        let mut cursor = tree.walk();
+        let mut stack = vec![tree.root_node()];
+        while let Some(node) = stack.pop() {
+            if node.kind() == "object" {
+                match read_schema(node, src, "a.js") {
+                    SchemaRef::Inline(s) => return s,
+                    other => panic!("not inline: {other:?}"),
+                }
+            }
+            stack.extend(
+                node.children(&mut cursor)
+                    .collect::<Vec<_>>()
+                    .into_iter()
+                    .rev(),
+            );
+        }
+        panic!("no object in {src}");
+    }
+
+    #[test]
+    fn typed_entries_read_the_zod_chain_in_type_and_the_description_beside_it() {
+        let src = r#"const schema = {
+  budgetId: { type: z.string().optional(), description: "The budget" },
+  amount: { type: z.number(), description: "In dollars" },
+};"#;
+        let schema = schema_of(src);
+        let got: Vec<(&str, Option<&str>, Option<&str>, bool)> = schema
+            .params
+            .iter()
+            .map(|p| {
+                (
+                    p.name.as_str(),
+                    p.ty.as_deref(),
+                    p.description.as_deref(),
+                    p.required,
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("budgetId", Some("string"), Some("The budget"), false),
+                ("amount", Some("number"), Some("In dollars"), true),
+            ]
+        );
+        let site = &schema.site.params[0];
+        let at = |span: &crate::inventory::Span| &src[span.bytes.0..span.bytes.1];
+        assert_eq!(at(site.description.as_ref().unwrap()), "\"The budget\"");
+        assert_eq!(at(site.base.as_ref().unwrap()), "z.string()");
+        assert_eq!(at(&site.value), "z.string().optional()");
+        // New parameters could not be written as plain zod here.
+        assert_eq!(schema.site.zod, None);
+    }
+
+    #[test]
+    fn plain_zod_entries_give_the_spelling_of_zod() {
+        let schema = schema_of(r#"const s = { city: z.string().describe("City") };"#);
+        assert_eq!(schema.params[0].description.as_deref(), Some("City"));
+        assert_eq!(schema.site.zod.as_deref(), Some("z"));
+    }
 }

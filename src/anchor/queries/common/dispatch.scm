@@ -15,3 +15,17 @@
 (call_expression
   arguments: (arguments
     [(arrow_function) (function_expression)] @handler) @args) @refcall
+
+; The CallTool request handler itself. A server that routes calls through a table of names that
+; are not functions (`{ generate_bar_chart: "bar" }`) has no per-tool site: every call goes
+; through this one function, which is then the handler of each tool it lists.
+(call_expression
+  function: (member_expression
+    property: (property_identifier) @setter)
+  arguments: (arguments
+    .
+    (_) @request
+    .
+    [(arrow_function) (function_expression)] @handler)
+  (#eq? @setter "setRequestHandler")
+  (#match? @request "CallToolRequestSchema$")) @callhandler

@@ -1,0 +1,124 @@
+//! Evolution of server shapes first met on unseen servers: a bundle whose original already holds
+//! constructs the grammar reports as errors, tools registered through helpers and builders.
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use mcpevol::check::{Before, check_files};
+use mcpevol::edit::{self, Hunk};
+use mcpevol::evolve::{self, Options};
+use mcpevol::init::{InitOptions, init};
+use mcpevol::record;
+use mcpevol::server::DEFAULT_TIMEOUT;
+use mcpevol::workspace::Workspace;
+
+fn init_options() -> InitOptions {
+    InitOptions {
+        launch: None,
+        args: vec![],
+        env: BTreeMap::new(),
+        timeout: DEFAULT_TIMEOUT,
+        stages: evolve::default_stages(),
+    }
+}
+
+fn options(seed: u64, operator: &str) -> Options {
+    Options {
+        backend: evolve::Backend::Rules,
+        operator_dirs: vec![],
+        rounds: 1,
+        seed,
+        operators: vec![operator.to_string()],
+        timeout: DEFAULT_TIMEOUT,
+        stages: evolve::default_stages(),
+        max_attempts: evolve::MAX_ATTEMPTS,
+    }
+}
+
+fn fixture(name: &str) -> String {
+    common::repo()
+        .join("fixtures")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Runs each operator forced for one round, in turn, on a fresh workspace of `name`; returns
+/// the rounds that did not commit.
+fn evolve_each(name: &str, ops: &[&str]) -> Vec<String> {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join(name);
+    rt.block_on(init(&fixture(name), &work, &init_options()))
+        .unwrap();
+    let mut failures = Vec::new();
+    for op in ops {
+        let rounds = rt
+            .block_on(evolve::evolve(&work, &options(7, op), |_| {}))
+            .unwrap();
+        match rounds.first() {
+            Some(r) if r.status == "committed" => {
+                let ws = Workspace::open(&work).unwrap();
+                let round = record::read_round(&ws, &r.version).unwrap().unwrap();
+                assert_eq!(round.operator.as_deref(), Some(*op));
+                assert!(!round.schema_changes.is_empty(), "{op} changed nothing");
+            }
+            other => failures.push(format!("{name} {op}: {other:?}")),
+        }
+    }
+    assert!(
+        Workspace::open(&work)
+            .unwrap()
+            .dirty_paths()
+            .unwrap()
+            .is_empty()
+    );
+    failures
+}
+
+#[test]
+fn a_bundle_with_errors_the_grammar_already_reported_evolves() {
+    let failures = evolve_each("bundle-grammar-gap", &["O9", "O5", "O1", "O2", "O6"]);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn an_edit_that_breaks_the_bundle_is_still_rejected_with_the_place_it_broke() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let file = "dist/index.js";
+    std::fs::create_dir(root.join("dist")).unwrap();
+    std::fs::copy(
+        common::repo()
+            .join("fixtures/bundle-grammar-gap")
+            .join(file),
+        root.join(file),
+    )
+    .unwrap();
+    let hunk = Hunk {
+        file: file.into(),
+        search: "\"A LaTeX fraction of two terms\",".into(),
+        replace: "\"A LaTeX fraction of two terms\" +,".into(),
+    };
+    let before = Before::read(root, [file]);
+    let changed = edit::apply(root, &[hunk]).unwrap();
+    let err = check_files(root, &changed, &before)
+        .unwrap_err()
+        .to_string();
+    assert!(err.starts_with("dist/index.js:44: syntax error"), "{err}");
+    assert!(err.contains("introduced by the edit"), "{err}");
+    assert!(err.contains("A LaTeX fraction of two terms"), "{err}");
+}
+
+#[test]
+fn tools_registered_through_a_helper_evolve() {
+    let failures = evolve_each("helper-register", &["O9", "O5", "O1", "O2", "O6", "O3"]);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn tools_registered_through_a_builder_chain_evolve() {
+    let failures = evolve_each("builder-chain", &["O9", "O5", "O1", "O2", "O6", "O3"]);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
