@@ -109,7 +109,11 @@ fn tests_reply(record: &RoundRecord) -> String {
         .filter(|t| matches!(t.status, Status::Ok | Status::ToolError))
         .take(3)
         .map(|t| {
-            let expect = if t.status == Status::Ok { "success" } else { "error" };
+            let expect = if t.status == Status::Ok {
+                "success"
+            } else {
+                "error"
+            };
             serde_json::json!({"tool": t.tool, "arguments": t.arguments, "expect": expect})
         })
         .collect();

@@ -33,6 +33,7 @@ fn options(seed: u64, operator: &str) -> Options {
         timeout: DEFAULT_TIMEOUT,
         stages: evolve::default_stages(),
         max_attempts: evolve::MAX_ATTEMPTS,
+        max_failed_rounds: evolve::MAX_FAILED_ROUNDS,
     }
 }
 
@@ -58,7 +59,7 @@ fn evolve_each(name: &str, ops: &[&str]) -> Vec<String> {
             .block_on(evolve::evolve(&work, &options(7, op), |_| {}))
             .unwrap();
         match rounds.first() {
-            Some(r) if r.status == "committed" => {
+            Some(r) if r.status == evolve::RoundStatus::Committed => {
                 let ws = Workspace::open(&work).unwrap();
                 let round = record::read_round(&ws, &r.version).unwrap().unwrap();
                 assert_eq!(round.operator.as_deref(), Some(*op));

@@ -80,15 +80,68 @@ pub fn wrap(e: &mut Edits, root: &Path, tool: &Tool, around: &Around) -> Result<
         )
     };
     let code = if body {
-        format!(
+        // The original body runs inside the wrapper's scope: the wrapper's names must not
+        // shadow names it uses.
+        let code = format!(
             "{{\n{input}{before}let result = await (async () => {original})();\n{after}return result;\n}}"
-        )
+        );
+        let (head, tail) = code.split_at(code.find(original).expect("the body is in the code"));
+        let tail = &tail[original.len()..];
+        let (mut head, mut tail) = (head.to_string(), tail.to_string());
+        for name in WRAPPER_NAMES {
+            let free = unused_name(name, original);
+            if free != *name {
+                head = rename_word(&head, name, &free);
+                tail = rename_word(&tail, name, &free);
+            }
+        }
+        format!("{head}{original}{tail}")
     } else {
         format!(
             "((handler) => async function (...callArgs) {{\n{input}{before}let result = await handler.apply(this, callArgs);\n{after}return result;\n}})({original})"
         )
     };
     e.replace(root, &span, indent_lines(&code, &indent))
+}
+
+/// Names the wrapper declares where a wrapped body can see them.
+const WRAPPER_NAMES: &[&str] = &["input", "result", "first", "second", "tool"];
+
+/// `name`, or `wrappedName`, `wrappedName2`, ... when `code` already uses it.
+fn unused_name(name: &str, code: &str) -> String {
+    let used = |n: &str| {
+        regex::Regex::new(&format!(r"\b{}\b", regex::escape(n)))
+            .expect("an escaped word is a valid pattern")
+            .is_match(code)
+    };
+    if !used(name) {
+        return name.to_string();
+    }
+    let mut chars = name.chars();
+    let capital: String = chars
+        .next()
+        .map(|c| c.to_ascii_uppercase())
+        .into_iter()
+        .chain(chars)
+        .collect();
+    (1..)
+        .map(|i| {
+            if i == 1 {
+                format!("wrapped{capital}")
+            } else {
+                format!("wrapped{capital}{i}")
+            }
+        })
+        .find(|n| !used(n))
+        .expect("some numbered name is free")
+}
+
+/// `code` with the word `from` (not parts of longer names, not after a `.`) renamed to `to`.
+fn rename_word(code: &str, from: &str, to: &str) -> String {
+    let re = regex::Regex::new(&format!(r"(^|\.\.\.|[^.\w$]){}\b", regex::escape(from)))
+        .expect("an escaped word is a valid pattern");
+    re.replace_all(code, |c: &regex::Captures| format!("{}{to}", &c[1]))
+        .into_owned()
 }
 
 /// `code` with every line after the first indented one level below `indent`, blank lines kept
@@ -182,4 +235,23 @@ fn is_async_body_owner(n: Node, src: &str) -> bool {
             .trim_start()
             .starts_with("async")
         && n.child_by_field_name("body").is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrapper_names_that_the_wrapped_code_uses_are_replaced_but_properties_are_not() {
+        assert_eq!(unused_name("result", "return result(x)"), "wrappedResult");
+        assert_eq!(unused_name("input", "return x"), "input");
+        assert_eq!(
+            rename_word(
+                "let result = f(input.result); return result;",
+                "result",
+                "wrappedResult"
+            ),
+            "let wrappedResult = f(input.result); return wrappedResult;"
+        );
+    }
 }
