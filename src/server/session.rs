@@ -32,6 +32,8 @@ pub enum Status {
     Timeout,
     /// The connection closed: the server crashed or exited.
     Crashed,
+    /// An answer that is not a valid tool result (the session goes on).
+    Malformed,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -212,6 +214,10 @@ impl Session {
             Ok(Err(rmcp::ServiceError::McpError(e))) => {
                 Outcome::failed(Status::RpcError, e.message.to_string())
             }
+            Ok(Err(rmcp::ServiceError::UnexpectedResponse)) => Outcome::failed(
+                Status::Malformed,
+                "the answer is not a valid tool result".into(),
+            ),
             Ok(Err(e)) => {
                 tokio::time::sleep(STDERR_SETTLE).await;
                 let tail = self.process.stderr_tail(3);

@@ -241,11 +241,13 @@ impl Oracle<'_> {
         }
         if before.status != Status::Ok {
             let judged = match outcome.status {
-                Status::RpcError if before.status != Status::RpcError => Judged::failed(format!(
-                    "a protocol error where `{reference}` answered {:?}: {}",
-                    before.status,
-                    quote(&outcome.text)
-                )),
+                status if judge::is_protocol_error(status) && before.status != status => {
+                    Judged::failed(format!(
+                        "a protocol error where `{reference}` answered {:?}: {}",
+                        before.status,
+                        quote(&outcome.text)
+                    ))
+                }
                 _ => Judged::unverifiable(format!(
                     "`{reference}` itself answered {:?}: {}",
                     before.status,
@@ -314,7 +316,7 @@ impl Oracle<'_> {
         let accepted = self.call(tool, &inside).await;
         let judged = match hard_failure(&accepted, tool, self.unknown()) {
             Some(f) => f,
-            None if accepted.status == Status::RpcError => Judged::failed(format!(
+            None if judge::is_protocol_error(accepted.status) => Judged::failed(format!(
                 "a value inside the bound was refused: {}",
                 quote(&accepted.text)
             )),

@@ -71,6 +71,12 @@ impl Judged {
     }
 }
 
+/// An answer outside the tool's own success or error results: a JSON-RPC error, or a result
+/// that is not one.
+pub fn is_protocol_error(status: Status) -> bool {
+    matches!(status, Status::RpcError | Status::Malformed)
+}
+
 /// A tool's answer quoted on one line: a failure's cause stays one line in every report.
 pub fn quote(text: &str) -> String {
     let line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -121,7 +127,7 @@ pub fn against(
         return failure;
     }
     if reference.status != Status::Ok {
-        if outcome.status == Status::RpcError && reference.status != Status::RpcError {
+        if is_protocol_error(outcome.status) && reference.status != outcome.status {
             return Judged::failed(format!(
                 "a protocol error where the previous version answered {:?}: {}",
                 reference.status,

@@ -329,7 +329,7 @@ fn fresh(
     }
     match outcome.status {
         Status::Ok => Judged::passed(None),
-        Status::RpcError => Judged::failed(format!(
+        status if judge::is_protocol_error(status) => Judged::failed(format!(
             "a protocol error on a call its schema allows: {}",
             quote(&outcome.text)
         )),
@@ -357,10 +357,12 @@ fn succeeds_as_before(
             "with the new parameter set it answered {status:?}: {}",
             quote(&outcome.text)
         )),
-        (_, Status::RpcError) => Judged::failed(format!(
-            "a protocol error on a call its schema allows: {}",
-            quote(&outcome.text)
-        )),
+        (before, status) if judge::is_protocol_error(status) && before != status => {
+            Judged::failed(format!(
+                "a protocol error on a call its schema allows: {}",
+                quote(&outcome.text)
+            ))
+        }
         (before, _) => Judged::unverifiable(format!(
             "the previous version answered {before:?} on this call"
         )),
