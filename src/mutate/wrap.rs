@@ -68,40 +68,50 @@ pub fn wrap(e: &mut Edits, root: &Path, tool: &Tool, around: &Around) -> Result<
     } else {
         format!("const input = {args}[0] ?? {{}};\n")
     };
-    let (before, after) = if guarded {
+    let section = |code: &str| -> String {
+        let code = code.trim();
+        match (code.is_empty(), guarded) {
+            (true, _) => String::new(),
+            (false, true) => format!("if (tool === {name}) {{\n{code}\n}}\n"),
+            (false, false) => format!("{code}\n"),
+        }
+    };
+    let (before, after) = (section(&around.before), section(&around.after));
+    // The original is left as it is, between a prefix and a suffix, so that the hunks show
+    // only what the wrapper adds.
+    let (mut prefix, mut suffix) = if body {
         (
-            format!("if (tool === {name}) {{\n{}\n}}\n", around.before.trim()),
-            format!("if (tool === {name}) {{\n{}\n}}\n", around.after.trim()),
+            format!("{{\n{input}{before}let result = await (async () =>"),
+            format!(")();\n{after}return result;\n}}"),
         )
     } else {
         (
-            format!("{}\n", around.before.trim()),
-            format!("{}\n", around.after.trim()),
+            format!("((handler) => async function (...callArgs) {{\n{input}{before}let result = await handler.apply(this, callArgs);\n{after}return result;\n}})(\n"),
+            ")".to_string(),
         )
     };
-    let code = if body {
+    if body {
         // The original body runs inside the wrapper's scope: the wrapper's names must not
         // shadow names it uses.
-        let code = format!(
-            "{{\n{input}{before}let result = await (async () => {original})();\n{after}return result;\n}}"
-        );
-        let (head, tail) = code.split_at(code.find(original).expect("the body is in the code"));
-        let tail = &tail[original.len()..];
-        let (mut head, mut tail) = (head.to_string(), tail.to_string());
         for name in WRAPPER_NAMES {
             let free = unused_name(name, original);
             if free != *name {
-                head = rename_word(&head, name, &free);
-                tail = rename_word(&tail, name, &free);
+                prefix = rename_word(&prefix, name, &free);
+                suffix = rename_word(&suffix, name, &free);
             }
         }
-        format!("{head}{original}{tail}")
+    }
+    let gap = if body { " " } else { "" };
+    let prefix = format!("{}{gap}", indent_lines(&prefix, &indent).trim_end());
+    let suffix = if body {
+        // `)();` right after the original's closing brace, then the rest a level in.
+        let block = indent_lines(&format!("{{\n{}", &suffix[")();\n".len()..]), &indent);
+        format!(")();{}", &block[1..])
     } else {
-        format!(
-            "((handler) => async function (...callArgs) {{\n{input}{before}let result = await handler.apply(this, callArgs);\n{after}return result;\n}})({original})"
-        )
+        suffix
     };
-    e.replace(root, &span, indent_lines(&code, &indent))
+    e.insert(root, &span.file, span.bytes.0, prefix)?;
+    e.insert(root, &span.file, span.bytes.1, suffix)
 }
 
 /// Names the wrapper declares where a wrapped body can see them.
