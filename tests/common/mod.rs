@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod rounds;
 pub mod stub;
 
 pub fn repo() -> PathBuf {
@@ -51,4 +52,27 @@ pub fn bin() -> PathBuf {
 
 pub fn name_of(path: &Path) -> String {
     path.file_name().unwrap().to_string_lossy().into_owned()
+}
+
+/// A digest of everything under `dir` (paths, kinds, file bytes, link targets), links not
+/// followed: equal digests mean the folder is byte-for-byte unchanged.
+pub fn tree_digest(dir: &Path) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    let walk = walkdir::WalkDir::new(dir)
+        .follow_links(false)
+        .sort_by_file_name();
+    for entry in walk {
+        let entry = entry.expect("the folder can be walked");
+        entry.path().hash(&mut hasher);
+        let kind = entry.file_type();
+        if kind.is_symlink() {
+            std::fs::read_link(entry.path()).unwrap().hash(&mut hasher);
+        } else if kind.is_file() {
+            std::fs::read(entry.path()).unwrap().hash(&mut hasher);
+        } else {
+            "dir".hash(&mut hasher);
+        }
+    }
+    hasher.finish()
 }
