@@ -7,6 +7,7 @@ pub mod anchor;
 pub mod catalog;
 pub mod check;
 pub mod confine;
+pub mod crashpoint;
 pub mod contract;
 pub mod edit;
 pub mod evolve;

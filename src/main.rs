@@ -297,6 +297,9 @@ fn run(cli: Cli) -> Result<()> {
             sandbox,
         } => {
             isolate(sandbox);
+            if let Some(recovery) = Workspace::open(&workdir)?.recover()? {
+                eprintln!("recovered: {recovery}");
+            }
             let backend = match (backend.as_str(), from) {
                 ("rules", _) => evolve::Backend::Rules,
                 ("openai", _) => {
@@ -518,6 +521,7 @@ fn isolate(isolation: Isolation) {
     if let Some(warning) = server::sandbox::set_isolation(isolation) {
         eprintln!("warning: {warning}");
     }
+    server::sandbox::remove_stale_scratch();
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime> {

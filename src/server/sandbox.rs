@@ -26,6 +26,9 @@ const INHERITED_ENV: &[&str] = &["PATH"];
 const HISTORY: &str = ".git";
 const DEPENDENCIES: &str = "node_modules";
 
+/// Scratch folders are named `mcpevol-server-<our pid>-<random>` in the temp folder.
+const SCRATCH_PREFIX: &str = "mcpevol-server-";
+
 /// Whether servers are isolated (namespaces): on unless the user opts out.
 static ISOLATE: AtomicBool = AtomicBool::new(true);
 
@@ -65,6 +68,26 @@ pub fn available() -> Result<(), &'static str> {
         .map_err(String::as_str)
 }
 
+/// Removes the scratch folders of mcpevol processes that are gone (killed before they could
+/// clean up). A folder whose process id is in use again is left alone: it may be live.
+pub fn remove_stale_scratch() {
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let pid = name
+            .strip_prefix(SCRATCH_PREFIX)
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|pid| pid.parse::<u32>().ok());
+        if let Some(pid) = pid
+            && !Path::new(&format!("/proc/{pid}")).exists()
+        {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
 /// One server start's scratch folder: `home/`, `tmp/`, `data/` (what `{tmp}` stands for),
 /// `work/`, the copy it runs in, and `node_modules`, a link to the install above the package.
 /// Removed when dropped.
@@ -77,7 +100,8 @@ pub struct Scratch {
 impl Scratch {
     /// A scratch folder for the server of the package at `root`, with a copy of the package.
     pub fn new(root: &Path) -> std::io::Result<Scratch> {
-        let dir = tempfile::Builder::new().prefix("mcpevol-server-").tempdir()?;
+        let prefix = format!("{SCRATCH_PREFIX}{}-", std::process::id());
+        let dir = tempfile::Builder::new().prefix(&prefix).tempdir()?;
         for sub in ["home", "tmp", "data"] {
             std::fs::create_dir(dir.path().join(sub))?;
         }
