@@ -261,3 +261,135 @@ fn a_50_mb_tool_result_fails_the_call_naming_the_limit() {
         "{outcome:?}"
     );
 }
+
+/// Pipes this process holds open: a server's stdio left behind would show here (sockets of the
+/// model client's connection pool come and go, so they are not counted).
+fn open_pipes() -> usize {
+    std::fs::read_dir("/proc/self/fd")
+        .unwrap()
+        .flatten()
+        .filter(|fd| {
+            std::fs::read_link(fd.path()).is_ok_and(|t| t.to_string_lossy().starts_with("pipe:"))
+        })
+        .count()
+}
+
+#[test]
+fn a_model_that_writes_each_fault_into_the_server_gets_each_cause_back_and_the_workspace_stays_good()
+ {
+    use common::rounds::{blocks, init_at, llm, options, selection};
+    use common::stub::{Scripted, StubServer};
+    use mcpevol::edit::Hunk;
+
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let source = common::repo().join("fixtures/if-cjs");
+    let marker = format!("rounds-{}", std::process::id());
+    let mut launch = LaunchConfig::for_package(&source).unwrap();
+    launch.env.insert(MARK_VAR.into(), marker.clone());
+    let work = dir.path().join("w");
+    init_at(&source, &work, Some(launch));
+
+    let describe = Hunk {
+        file: "index.js".into(),
+        search: "description: \"Encode UTF-8 text as base64\",".into(),
+        replace: "description: \"Encode UTF-8 text as base64, standard or URL-safe\",".into(),
+    };
+    let at_top = |code: &str| Hunk {
+        file: "index.js".into(),
+        search: "const crypto = require(\"crypto\");".into(),
+        replace: format!("const crypto = require(\"crypto\");\n{code}"),
+    };
+    let server_line =
+        "const server = new Server({ name: \"if-cjs\", version: \"1.0.0\" }, { capabilities: { tools: {} } });";
+    // Makes the changed tool's calls answer with `answer` (JS expression), the others as before.
+    let tool_answers = |answer: &str| Hunk {
+        file: "index.js".into(),
+        search: server_line.into(),
+        replace: format!(
+            "{server_line}\nconst setHandler = server.setRequestHandler.bind(server);\n\
+             server.setRequestHandler = (schema, handler) => setHandler(schema, schema === CallToolRequestSchema\n  \
+             ? (request, extra) => (request.params.name === \"base64_encode\" ? {answer} : handler(request, extra))\n  \
+             : handler);"
+        ),
+    };
+    // (the edit, whether the server gets as far as its tool calls, where the model is asked for
+    // test cases too, the cause the model must get back)
+    let faults: Vec<(Hunk, bool, &str)> = vec![
+        (at_top("process.exit(7);"), false, "exit status: 7"),
+        (
+            at_top("Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);"),
+            false,
+            "did not answer `initialize` within 3s",
+        ),
+        (
+            at_top("process.stdout.write(Buffer.alloc(100 * 1024 * 1024, \"x\"));\nprocess.stdout.write(\"\\n\");"),
+            false,
+            "printed a line of more than 16 MiB on stdout",
+        ),
+        (
+            at_top("require(\"child_process\").spawn(\"node\", [\"-e\", \"setInterval(() => {}, 1000)\"], { stdio: \"inherit\" });\nprocess.exit(5);"),
+            false,
+            "exited (exit status: 5) before the MCP handshake",
+        ),
+        (
+            at_top("const write = process.stdout.write.bind(process.stdout);\nprocess.stdout.write = (chunk, ...rest) => write(String(chunk).replace('\"tools\":[', '\"tools\":[42,'), ...rest);"),
+            false,
+            "answered `tools/list` with something that is not a list of tools",
+        ),
+        (
+            tool_answers("new Promise(() => {})"),
+            true,
+            "test of `base64_encode` failed: no answer within 10s",
+        ),
+        (
+            tool_answers("{ content: [{ type: \"text\", text: \"z\".repeat(50 * 1024 * 1024) }] }"),
+            true,
+            "more than 16 MiB on stdout",
+        ),
+    ];
+    let targets = vec!["base64_encode".to_string()];
+    let test_cases = Scripted::reply(
+        "```json\n[{\"tool\": \"base64_encode\", \"arguments\": {\"text\": \"hi\"}, \"expect\": \"success\"}]\n```",
+    );
+    let mut script = vec![Scripted::reply(selection("O9", &targets))];
+    for (fault, reaches_calls, _) in &faults {
+        script.push(Scripted::reply(blocks(&[describe.clone(), fault.clone()])));
+        if *reaches_calls {
+            script.push(test_cases.clone());
+        }
+    }
+    script.push(Scripted::reply(blocks(std::slice::from_ref(&describe))));
+    script.push(test_cases);
+    let stub = StubServer::start(script);
+    let mut opts = options(llm(&stub, Duration::from_secs(30)), 1, &["O9"]);
+    opts.timeout = Duration::from_secs(3);
+    opts.max_attempts = faults.len() as u32 + 1;
+
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let pipes = open_pipes();
+    let rounds = rt
+        .block_on(mcpevol::evolve::evolve(&work, &opts, |_| {}))
+        .unwrap();
+    assert_eq!(rounds[0].status, "committed", "{rounds:?}");
+
+    let ws = mcpevol::workspace::Workspace::open(&work).unwrap();
+    let record = mcpevol::record::read_round(&ws, "v1").unwrap().unwrap();
+    let reasons: Vec<&str> = record.rejected.iter().map(|r| r.reason.as_str()).collect();
+    assert_eq!(reasons.len(), faults.len(), "{reasons:#?}");
+    for ((_, _, cause), reason) in faults.iter().zip(&reasons) {
+        assert!(reason.contains(cause), "{cause:?} not in: {reason}");
+    }
+    let v1 = ws.read_at("v1", "index.js").unwrap().unwrap();
+    let v0 = ws.read_at("v0", "index.js").unwrap().unwrap();
+    assert_eq!(
+        v1,
+        v0.replace(&describe.search, &describe.replace),
+        "v1 holds the good edit and no fault"
+    );
+    assert!(ws.dirty_paths().unwrap().is_empty());
+    let left = settle(|| marked_processes(&marker), Vec::is_empty);
+    assert!(left.is_empty(), "processes left behind: {left:?}");
+    let now = settle(open_pipes, |n| *n <= pipes);
+    assert!(now <= pipes, "pipes: {pipes} before, {now} after");
+}

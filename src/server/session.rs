@@ -268,14 +268,16 @@ impl Session {
 /// The error for a server that misbehaved, with the evidence: exit status, stderr, stray stdout.
 async fn failure(process: &mut ServerProcess, server: &str, what: &str) -> ServerError {
     tokio::time::sleep(STDERR_SETTLE).await;
-    let mut what = match (process.exit_status(), what.strip_prefix("exited")) {
+    let what = match (process.exit_status(), what.strip_prefix("exited")) {
         (Some(status), Some(rest)) => format!("exited ({status}){rest}"),
         (Some(status), None) => format!("{what}: it exited ({status})"),
         (None, _) => what.to_string(),
     };
-    if let Some(fault) = process.fault() {
-        what += &format!("; it {fault}");
-    }
+    // A cut-off stdout is the cause of the rest.
+    let what = match process.fault() {
+        Some(fault) => format!("{fault}, and {what}"),
+        None => what,
+    };
     ServerError::Failed {
         server: server.to_string(),
         what,

@@ -61,6 +61,7 @@ async fn read_line<R: AsyncRead + Unpin>(
 
 /// Passes JSON-RPC lines to the client until stdout ends, the client goes away, or a line is
 /// over the limit; then closes the client's end, so that a pending request fails at once.
+/// With the server killed, its stdout ends and so does this.
 pub async fn forward(
     stdout: impl AsyncRead + Unpin,
     mut to_client: DuplexStream,
@@ -77,7 +78,11 @@ pub async fn forward(
                     "printed a line of more than {} MiB on stdout, over the limit for one message",
                     MAX_LINE_BYTES / (1024 * 1024)
                 ));
-                break;
+                let _ = to_client.shutdown().await;
+                // The rest is read and dropped, so that the server is not killed by a broken
+                // pipe before it is stopped, which would bury the cause under its crash.
+                let _ = tokio::io::copy(&mut reader, &mut tokio::io::sink()).await;
+                return;
             }
         }
         let text = String::from_utf8_lossy(&line);
