@@ -103,7 +103,9 @@ impl Scope {
                 return Err(Refusal::Forbidden(why.to_string()));
             }
         }
-        let name = parts.last().expect("relative_parts returns at least one part");
+        let name = parts
+            .last()
+            .expect("relative_parts returns at least one part");
         if GIT_CONTROL_FILES.contains(name) {
             return Err(Refusal::Forbidden(format!(
                 "`{name}` decides what git records in a version, which only mcpevol changes"
@@ -160,7 +162,13 @@ impl Scope {
             .iter()
             .filter(|f| !f.split('/').any(|p| p == ".mcpevol"))
             .take(FOLDERS_SHOWN)
-            .map(|f| if f.is_empty() { ".".into() } else { format!("{f}/") })
+            .map(|f| {
+                if f.is_empty() {
+                    ".".into()
+                } else {
+                    format!("{f}/")
+                }
+            })
             .collect();
         format!("such as {}", shown.join(", "))
     }

@@ -18,7 +18,9 @@ pub(crate) fn committed_package(files: &[(&str, &str)]) -> tempfile::TempDir {
 
 /// Commits everything in the work tree (what `.gitignore` allows) on HEAD.
 pub(crate) fn commit_all(root: &Path) {
-    let repo = git2::Repository::open(root).or_else(|_| git2::Repository::init(root)).unwrap();
+    let repo = git2::Repository::open(root)
+        .or_else(|_| git2::Repository::init(root))
+        .unwrap();
     let mut index = repo.index().unwrap();
     index
         .add_all(["*"], git2::IndexAddOption::DEFAULT, None)
@@ -30,14 +32,6 @@ pub(crate) fn commit_all(root: &Path) {
     let parents: Vec<&git2::Commit> = parent.iter().collect();
     repo.commit(Some("HEAD"), &sig, &sig, "files", &tree, &parents)
         .unwrap();
-}
-
-fn hunk(file: &str, search: &str, replace: &str) -> Hunk {
-    Hunk {
-        file: file.into(),
-        search: search.into(),
-        replace: replace.into(),
-    }
 }
 
 fn refusal(root: &Path, h: Hunk) -> String {
@@ -59,7 +53,11 @@ fn workspace() -> tempfile::TempDir {
     ]);
     let root = dir.path();
     std::fs::create_dir_all(root.join("node_modules/dep")).unwrap();
-    std::fs::write(root.join("node_modules/dep/index.js"), "module.exports = 1;\n").unwrap();
+    std::fs::write(
+        root.join("node_modules/dep/index.js"),
+        "module.exports = 1;\n",
+    )
+    .unwrap();
     std::fs::create_dir_all(root.join("build")).unwrap();
     std::fs::write(root.join("build/out.js"), "const built = 1;\n").unwrap();
     dir
@@ -71,9 +69,9 @@ fn a_tracked_source_file_may_be_edited_and_created_beside() {
     let changed = edit::apply(
         dir.path(),
         &[
-            hunk("./src/index.js", "const a = 1;", "const a = 2;"),
-            hunk("src/extra.js", "", "export const b = 1;\n"),
-            hunk("src/extra.js", "b = 1", "b = 3"),
+            Hunk::new("./src/index.js", "const a = 1;", "const a = 2;"),
+            Hunk::new("src/extra.js", "", "export const b = 1;\n"),
+            Hunk::new("src/extra.js", "b = 1", "b = 3"),
         ],
     )
     .unwrap();
@@ -90,12 +88,30 @@ fn files_under_git_mcpevol_or_node_modules_are_refused_with_the_reason() {
     let root = dir.path();
     let config = std::fs::read(root.join(".git/config")).unwrap();
     let cases = [
-        (hunk(".git/config", "[core]", "[core]\n\thooksPath = /tmp"), "version history"),
-        (hunk(".mcpevol/server.toml", "node", "sh"), "launch settings"),
-        (hunk("node_modules/dep/index.js", "= 1", "= 2"), "installed dependencies"),
-        (hunk("src/node_modules/x.js", "", "x"), "installed dependencies"),
-        (hunk(".gitignore", "node_modules/\n", ""), "what git records"),
-        (hunk("src/.gitignore", "", "*.js\n"), "what git records"),
+        (
+            Hunk::new(".git/config", "[core]", "[core]\n\thooksPath = /tmp"),
+            "version history",
+        ),
+        (
+            Hunk::new(".mcpevol/server.toml", "node", "sh"),
+            "launch settings",
+        ),
+        (
+            Hunk::new("node_modules/dep/index.js", "= 1", "= 2"),
+            "installed dependencies",
+        ),
+        (
+            Hunk::new("src/node_modules/x.js", "", "x"),
+            "installed dependencies",
+        ),
+        (
+            Hunk::new(".gitignore", "node_modules/\n", ""),
+            "what git records",
+        ),
+        (
+            Hunk::new("src/.gitignore", "", "*.js\n"),
+            "what git records",
+        ),
     ];
     for (h, why) in cases {
         let file = h.file.clone();
@@ -118,7 +134,7 @@ fn an_ignored_or_untracked_file_is_refused() {
     let dir = workspace();
     std::fs::write(dir.path().join("src/scratch.js"), "let s = 1;\n").unwrap();
     for file in ["build/out.js", "src/scratch.js"] {
-        let message = refusal(dir.path(), hunk(file, "= 1", "= 2"));
+        let message = refusal(dir.path(), Hunk::new(file, "= 1", "= 2"));
         assert!(message.contains("not tracked"), "{message}");
     }
 }
@@ -136,7 +152,7 @@ fn paths_out_of_the_package_are_refused_before_anything_is_read() {
         (absolute.as_str(), "absolute"),
         ("~/.bashrc", "absolute"),
     ] {
-        let message = refusal(dir.path(), hunk(file, "const a = 1;", "pwned"));
+        let message = refusal(dir.path(), Hunk::new(file, "const a = 1;", "pwned"));
         assert!(
             message.contains("outside the package") && message.contains(why),
             "{message}"
@@ -156,8 +172,8 @@ fn a_path_through_a_symlinked_folder_is_refused_even_where_git_tracks_the_name()
     std::fs::rename(root.join("src"), root.join("src.moved")).unwrap();
     std::os::unix::fs::symlink(elsewhere.path(), root.join("src")).unwrap();
     for h in [
-        hunk("src/index.js", "const a = 1;", "pwned"),
-        hunk("src/new.js", "", "pwned"),
+        Hunk::new("src/index.js", "const a = 1;", "pwned"),
+        Hunk::new("src/new.js", "", "pwned"),
     ] {
         let message = refusal(root, h);
         assert!(message.contains("`src` is a symbolic link"), "{message}");
@@ -177,7 +193,10 @@ fn a_tracked_symlink_is_not_edited_through() {
     std::fs::write(&target, "const a = 1;\n").unwrap();
     std::os::unix::fs::symlink(&target, dir.path().join("src/link.js")).unwrap();
     commit_all(dir.path());
-    let message = refusal(dir.path(), hunk("src/link.js", "const a = 1;", "pwned"));
+    let message = refusal(
+        dir.path(),
+        Hunk::new("src/link.js", "const a = 1;", "pwned"),
+    );
     assert!(message.contains("link"), "{message}");
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "const a = 1;\n");
 }
@@ -186,10 +205,9 @@ fn a_tracked_symlink_is_not_edited_through() {
 fn a_new_file_only_goes_beside_tracked_files() {
     let dir = workspace();
     for file in ["lib/new.js", "src/deeper/new.js", "build/new.js"] {
-        let message = refusal(dir.path(), hunk(file, "", "export const x = 1;\n"));
+        let message = refusal(dir.path(), Hunk::new(file, "", "export const x = 1;\n"));
         assert!(
-            message.contains("folder that already holds tracked files")
-                && message.contains("src/"),
+            message.contains("folder that already holds tracked files") && message.contains("src/"),
             "{message}"
         );
         assert!(!dir.path().join(file).exists());
@@ -200,7 +218,10 @@ fn a_new_file_only_goes_beside_tracked_files() {
 fn a_folder_that_is_not_a_git_work_tree_takes_no_edits() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("a.js"), "a\n").unwrap();
-    let err = edit::apply(dir.path(), &[hunk("a.js", "a", "b")]).unwrap_err();
+    let err = edit::apply(dir.path(), &[Hunk::new("a.js", "a", "b")]).unwrap_err();
     assert!(err.to_string().contains("not a git work tree"), "{err}");
-    assert_eq!(std::fs::read_to_string(dir.path().join("a.js")).unwrap(), "a\n");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("a.js")).unwrap(),
+        "a\n"
+    );
 }

@@ -21,6 +21,16 @@ pub struct Hunk {
     pub replace: String,
 }
 
+impl Hunk {
+    pub fn new(file: &str, search: &str, replace: &str) -> Hunk {
+        Hunk {
+            file: file.into(),
+            search: search.into(),
+            replace: replace.into(),
+        }
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum EditError {
     #[error("hunk {index} for {file}: the file does not exist")]
@@ -284,18 +294,14 @@ mod tests {
         crate::confine::tests::committed_package(files)
     }
 
-    fn hunk(file: &str, search: &str, replace: &str) -> Hunk {
-        Hunk {
-            file: file.into(),
-            search: search.into(),
-            replace: replace.into(),
-        }
-    }
-
     #[test]
     fn an_exact_unique_match_is_replaced() {
         let dir = package(&[("a.js", "const a = 1;\nconst b = 2;\n")]);
-        apply(dir.path(), &[hunk("a.js", "const b = 2;", "const b = 3;")]).unwrap();
+        apply(
+            dir.path(),
+            &[Hunk::new("a.js", "const b = 2;", "const b = 3;")],
+        )
+        .unwrap();
         assert_eq!(
             std::fs::read_to_string(dir.path().join("a.js")).unwrap(),
             "const a = 1;\nconst b = 3;\n"
@@ -305,7 +311,7 @@ mod tests {
     #[test]
     fn a_match_with_different_indentation_is_found() {
         let dir = package(&[("a.js", "if (x) {\n        go(1,\n           2);\n}\n")]);
-        apply(dir.path(), &[hunk("a.js", "go(1,\n  2);", "go(3);")]).unwrap();
+        apply(dir.path(), &[Hunk::new("a.js", "go(1,\n  2);", "go(3);")]).unwrap();
         assert_eq!(
             std::fs::read_to_string(dir.path().join("a.js")).unwrap(),
             "if (x) {\n        go(3);\n}\n"
@@ -317,7 +323,10 @@ mod tests {
         let dir = package(&[("a.js", "x();\nx();\n"), ("b.js", "y();\n")]);
         let err = apply(
             dir.path(),
-            &[hunk("b.js", "y();", "z();"), hunk("a.js", "x();", "w();")],
+            &[
+                Hunk::new("b.js", "y();", "z();"),
+                Hunk::new("a.js", "x();", "w();"),
+            ],
         )
         .unwrap_err();
         assert_eq!(
@@ -336,7 +345,7 @@ mod tests {
         let dir = package(&[("a.js", "function greet(name) {\n  return name;\n}\n")]);
         let err = apply(
             dir.path(),
-            &[hunk("a.js", "function greeting(name) {", "x")],
+            &[Hunk::new("a.js", "function greeting(name) {", "x")],
         )
         .unwrap_err();
         assert!(
@@ -349,10 +358,14 @@ mod tests {
     #[test]
     fn an_empty_search_creates_a_new_file_but_never_overwrites() {
         let dir = package(&[("a.js", "a\n")]);
-        apply(dir.path(), &[hunk("new.js", "", "export const x = 1;\n")]).unwrap();
+        apply(
+            dir.path(),
+            &[Hunk::new("new.js", "", "export const x = 1;\n")],
+        )
+        .unwrap();
         assert!(dir.path().join("new.js").is_file());
         assert!(matches!(
-            apply(dir.path(), &[hunk("a.js", "", "b")]),
+            apply(dir.path(), &[Hunk::new("a.js", "", "b")]),
             Err(EditError::Exists { .. })
         ));
     }

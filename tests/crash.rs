@@ -60,30 +60,6 @@ fn versions(work: &Path) -> Vec<(String, String)> {
         .collect()
 }
 
-fn git(work: &Path, args: &[&str]) -> Output {
-    Command::new("git")
-        .args(args)
-        .current_dir(work)
-        .output()
-        .unwrap()
-}
-
-/// Live processes whose environment holds the marker.
-fn marked_processes(marker: &str) -> Vec<String> {
-    let needle = format!("{MARK_VAR}={marker}");
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let pid = entry.file_name().to_string_lossy().into_owned();
-        let zombie =
-            std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| s.contains(") Z "));
-        let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
-        if !zombie && environ.split(|b| *b == 0).any(|v| v == needle.as_bytes()) {
-            found.push(pid);
-        }
-    }
-    found
-}
-
 fn assert_killed(out: &Output) {
     assert_eq!(
         out.status.signal(),
@@ -97,10 +73,10 @@ fn assert_killed(out: &Output) {
 /// After the kill: no server of the dead run is left (they die with it).
 fn assert_no_server_left(marker: &str) {
     let until = Instant::now() + Duration::from_secs(5);
-    let mut left = marked_processes(marker);
+    let mut left = common::marked_processes(MARK_VAR, marker);
     while !left.is_empty() && Instant::now() < until {
         std::thread::sleep(Duration::from_millis(50));
-        left = marked_processes(marker);
+        left = common::marked_processes(MARK_VAR, marker);
     }
     assert!(left.is_empty(), "servers outlived the killed run: {left:?}");
 }
@@ -119,17 +95,20 @@ fn rerun_matches_the_uninterrupted_run(work: &Path, reference: &[(String, String
     assert!(now.len() >= 2, "{now:?}");
     assert_eq!(now, reference[..now.len()], "the history differs");
     let ws = Workspace::open(work).unwrap();
-    assert_eq!(ws.head().unwrap(), now.last().unwrap().1, "HEAD is the last version");
+    assert_eq!(
+        ws.head().unwrap(),
+        now.last().unwrap().1,
+        "HEAD is the last version"
+    );
     assert!(ws.dirty_paths().unwrap().is_empty());
-    let fsck = git(work, &["fsck", "--no-progress"]);
-    assert!(fsck.status.success(), "{}", String::from_utf8_lossy(&fsck.stderr));
+    common::git(work, &["fsck", "--no-progress"]); // must pass
     stderr
 }
 
 /// The stash holds what the killed run left: round 1's record, not lost.
 fn assert_round_one_is_in_the_stash(work: &Path, stderr: &str) {
     assert!(stderr.contains("saved in the stash"), "{stderr}");
-    let round = git(work, &["show", "stash@{0}:.mcpevol/round.json"]);
+    let round = common::git(work, &["show", "stash@{0}:.mcpevol/round.json"]);
     let text = String::from_utf8_lossy(&round.stdout);
     assert!(text.contains("\"round\": 1"), "{text}");
 }
@@ -138,11 +117,22 @@ fn assert_round_one_is_in_the_stash(work: &Path, stderr: &str) {
 fn reference(dir: &Path, marker: &str, rounds: u32) -> Vec<(String, String)> {
     let work = workspace(dir, "reference", marker);
     let out = run(evolve_command(&work, rounds));
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     versions(&work)
 }
 
-fn killed_at(point: &str) -> (tempfile::TempDir, std::path::PathBuf, Vec<(String, String)>, String) {
+fn killed_at(
+    point: &str,
+) -> (
+    tempfile::TempDir,
+    std::path::PathBuf,
+    Vec<(String, String)>,
+    String,
+) {
     let dir = tempfile::tempdir().unwrap();
     let marker = format!("{point}-{}", std::process::id());
     let reference = reference(dir.path(), &marker, 2);
@@ -158,7 +148,13 @@ fn killed_at(point: &str) -> (tempfile::TempDir, std::path::PathBuf, Vec<(String
 #[test]
 fn killed_after_writing_the_records_a_rerun_stashes_them_and_redoes_the_round() {
     let (_dir, work, reference, _) = killed_at("records-written");
-    assert!(!Workspace::open(&work).unwrap().dirty_paths().unwrap().is_empty());
+    assert!(
+        !Workspace::open(&work)
+            .unwrap()
+            .dirty_paths()
+            .unwrap()
+            .is_empty()
+    );
     let stderr = rerun_matches_the_uninterrupted_run(&work, &reference);
     assert_round_one_is_in_the_stash(&work, &stderr);
 }
@@ -166,7 +162,7 @@ fn killed_after_writing_the_records_a_rerun_stashes_them_and_redoes_the_round() 
 #[test]
 fn killed_after_staging_the_commit_a_rerun_stashes_it_and_redoes_the_round() {
     let (_dir, work, reference, _) = killed_at("index-written");
-    let staged = git(&work, &["diff", "--cached", "--name-only"]);
+    let staged = common::git(&work, &["diff", "--cached", "--name-only"]);
     assert!(!staged.stdout.is_empty(), "the index was written");
     let stderr = rerun_matches_the_uninterrupted_run(&work, &reference);
     assert_round_one_is_in_the_stash(&work, &stderr);
@@ -196,7 +192,10 @@ fn killed_mid_round_while_its_edits_are_in_the_work_tree_a_rerun_goes_back_and_o
     let until = Instant::now() + ROUND_START;
     while ws.dirty_paths().unwrap().is_empty() {
         assert!(Instant::now() < until, "no round started");
-        assert!(child.try_wait().unwrap().is_none(), "evolve ended before a round started");
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "evolve ended before a round started"
+        );
         std::thread::sleep(Duration::from_millis(5));
     }
     child.kill().unwrap(); // SIGKILL
@@ -218,7 +217,10 @@ fn a_second_evolve_on_a_workspace_being_evolved_is_refused_naming_the_first() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
     assert!(
-        stderr.contains(&format!("another mcpevol (pid {}) is evolving", std::process::id())),
+        stderr.contains(&format!(
+            "another mcpevol (pid {}) is evolving",
+            std::process::id()
+        )),
         "{stderr}"
     );
     drop(lock);

@@ -10,32 +10,10 @@ use std::time::Duration;
 use common::rounds::*;
 use common::stub::{Scripted, StubServer};
 use mcpevol::edit::Hunk;
-use mcpevol::evolve::Backend;
 use mcpevol::record;
 use mcpevol::workspace::Workspace;
 
 const SDK: &str = "@modelcontextprotocol/sdk";
-
-fn hunk(file: &str, search: &str, replace: &str) -> Hunk {
-    Hunk {
-        file: file.into(),
-        search: search.into(),
-        replace: replace.into(),
-    }
-}
-
-fn git(work: &std::path::Path, args: &[&str]) {
-    let out = std::process::Command::new("git")
-        .args(args)
-        .current_dir(work)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
 
 #[test]
 fn replies_that_edit_outside_the_workspace_sources_are_refused_and_fed_back_and_the_shared_install_is_unchanged()
@@ -51,8 +29,8 @@ fn replies_that_edit_outside_the_workspace_sources_are_refused_and_fed_back_and_
     // A tracked link to a folder of the shared install, as a package might ship one.
     let sdk = shared.join(SDK).canonicalize().unwrap();
     std::os::unix::fs::symlink(&sdk, work.join("vendor")).unwrap();
-    git(&work, &["add", "vendor"]);
-    git(&work, &["commit", "-q", "-m", "vendor link"]);
+    common::git(&work, &["add", "vendor"]);
+    common::git(&work, &["commit", "-q", "-m", "vendor link"]);
 
     let name_line = format!("\"name\": \"{SDK}\"");
     let server_toml = std::fs::read_to_string(work.join(".mcpevol/server.toml")).unwrap();
@@ -61,15 +39,15 @@ fn replies_that_edit_outside_the_workspace_sources_are_refused_and_fed_back_and_
     // Each SEARCH text is really there, so only the confinement stands between it and a write.
     let attacks: Vec<(Hunk, &str)> = vec![
         (
-            hunk(".git/config", "[core]", "[core]\n\thooksPath = /tmp"),
+            Hunk::new(".git/config", "[core]", "[core]\n\thooksPath = /tmp"),
             "hunk 1 for .git/config is refused: `.git/` holds the version history",
         ),
         (
-            hunk(".mcpevol/server.toml", &first_toml_line, "command = \"sh\""),
+            Hunk::new(".mcpevol/server.toml", &first_toml_line, "command = \"sh\""),
             "hunk 1 for .mcpevol/server.toml is refused: `.mcpevol/` holds mcpevol's launch settings",
         ),
         (
-            hunk(
+            Hunk::new(
                 &format!("node_modules/{SDK}/package.json"),
                 &name_line,
                 "\"name\": \"pwned\"",
@@ -77,11 +55,11 @@ fn replies_that_edit_outside_the_workspace_sources_are_refused_and_fed_back_and_
             "is refused: `node_modules/` holds installed dependencies, shared with other workspaces",
         ),
         (
-            hunk("../escape.js", "", "pwned\n"),
+            Hunk::new("../escape.js", "", "pwned\n"),
             "hunk 1 names ../escape.js, which is outside the package: `..` leads out of the package",
         ),
         (
-            hunk(
+            Hunk::new(
                 &sdk.join("package.json").to_string_lossy(),
                 &name_line,
                 "\"name\": \"pwned\"",
@@ -89,11 +67,11 @@ fn replies_that_edit_outside_the_workspace_sources_are_refused_and_fed_back_and_
             "which is outside the package: it is an absolute path",
         ),
         (
-            hunk("vendor/package.json", &name_line, "\"name\": \"pwned\""),
+            Hunk::new("vendor/package.json", &name_line, "\"name\": \"pwned\""),
             "hunk 1 for vendor/package.json is refused: `vendor` is a symbolic link",
         ),
         (
-            hunk("scripts/new.js", "", "pwned\n"),
+            Hunk::new("scripts/new.js", "", "pwned\n"),
             "a new file may only be created in a folder that already holds tracked files",
         ),
     ];

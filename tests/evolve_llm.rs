@@ -307,22 +307,10 @@ fn replay_from_a_revision_of_the_same_workspace_reproduces_its_rounds() {
     assert!(rounds.iter().all(|r| r.status == "committed"), "{rounds:?}");
     let recorded = trees(&work);
     // Keep the evolution on a branch, then go back to v0 without its later version tags.
-    let git = |args: &[&str]| {
-        let out = std::process::Command::new("git")
-            .args(args)
-            .current_dir(&work)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    };
-    git(&["branch", "recorded"]);
+    common::git(&work, &["branch", "recorded"]);
     let ws = Workspace::open(&work).unwrap();
     ws.restore(&ws.resolve("v0").unwrap()).unwrap();
-    git(&["tag", "-d", "v1", "v2"]);
+    common::git(&work, &["tag", "-d", "v1", "v2"]);
     let replayed = evolve_with(
         &work,
         &options(

@@ -6,7 +6,7 @@
 mod common;
 
 use std::path::PathBuf;
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use mcpevol::server::session::{Outcome, Session, Status};
@@ -14,6 +14,11 @@ use mcpevol::server::{LaunchConfig, ServerError};
 use serde_json::Map;
 
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+/// Holds this process to one test at a time (a failed test must not stop the others).
+fn one_at_a_time() -> MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// Room for process start-up and the kill on a loaded machine, beyond the timeout itself.
 const SLACK: Duration = Duration::from_secs(6);
@@ -26,27 +31,8 @@ fn open_fds() -> usize {
     std::fs::read_dir("/proc/self/fd").unwrap().count()
 }
 
-/// Live processes (not zombies) whose environment holds the marker.
 fn marked_processes(marker: &str) -> Vec<String> {
-    let needle = format!("{MARK_VAR}={marker}");
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let pid = entry.file_name().to_string_lossy().into_owned();
-        if !pid.bytes().all(|b| b.is_ascii_digit()) {
-            continue;
-        }
-        let zombie =
-            std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| s.contains(") Z "));
-        let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
-        if !zombie
-            && environ
-                .split(|b| *b == 0)
-                .any(|var| var == needle.as_bytes())
-        {
-            found.push(pid);
-        }
-    }
-    found
+    common::marked_processes(MARK_VAR, marker)
 }
 
 /// Polls `probe` until `done` holds or SETTLE passes; the last value either way.
@@ -63,6 +49,7 @@ fn settle<T>(probe: impl Fn() -> T, done: impl Fn(&T) -> bool) -> T {
 
 /// One bad server, run under the checks that hold for every fault.
 struct Run {
+    _one: MutexGuard<'static, ()>,
     dir: PathBuf,
     config: LaunchConfig,
     marker: String,
@@ -71,6 +58,7 @@ struct Run {
 
 impl Run {
     fn new(fixture: &str) -> Run {
+        let one = one_at_a_time();
         let dir = common::repo().join("fixtures/bad").join(fixture);
         let mut config = LaunchConfig::for_package(&dir).unwrap();
         let marker = format!("{fixture}-{}", std::process::id());
@@ -87,6 +75,7 @@ impl Run {
         });
         mcpevol::server::sandbox::available().expect("this machine isolates servers");
         Run {
+            _one: one,
             dir,
             config,
             marker,
@@ -95,11 +84,7 @@ impl Run {
     }
 
     /// Runs `body`, which must end within `bound`, then checks that nothing is left behind.
-    fn checked<T>(
-        &self,
-        bound: Duration,
-        body: impl AsyncFnOnce(&Run) -> T,
-    ) -> T {
+    fn checked<T>(&self, bound: Duration, body: impl AsyncFnOnce(&Run) -> T) -> T {
         let fds = open_fds();
         let digest = common::tree_digest(&self.dir);
         let started = Instant::now();
@@ -110,7 +95,11 @@ impl Run {
         assert!(left.is_empty(), "processes left behind: {left:?}");
         let now = settle(open_fds, |n| *n <= fds);
         assert!(now <= fds, "file descriptors: {fds} before, {now} after");
-        assert_eq!(common::tree_digest(&self.dir), digest, "the package changed");
+        assert_eq!(
+            common::tree_digest(&self.dir),
+            digest,
+            "the package changed"
+        );
         out
     }
 
@@ -149,7 +138,6 @@ fn first_line(s: &str) -> &str {
 
 #[test]
 fn a_server_that_exits_at_start_is_named_with_its_exit_status_and_stderr() {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let err = Run::new("crash").list_error(Duration::from_secs(5));
     let first = first_line(&err);
     assert!(
@@ -162,7 +150,6 @@ fn a_server_that_exits_at_start_is_named_with_its_exit_status_and_stderr() {
 
 #[test]
 fn a_server_that_never_answers_initialize_is_killed_with_its_grandchild_at_the_timeout() {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let err = Run::new("hang").list_error(Duration::from_secs(2));
     assert!(
         err.contains("did not answer `initialize` within 2s") && err.contains("never answering"),
@@ -172,14 +159,15 @@ fn a_server_that_never_answers_initialize_is_killed_with_its_grandchild_at_the_t
 
 #[test]
 fn a_server_that_stops_halfway_through_its_initialize_answer_times_out_cleanly() {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let err = Run::new("hang-in-init").list_error(Duration::from_secs(2));
-    assert!(err.contains("did not answer `initialize` within 2s"), "{err}");
+    assert!(
+        err.contains("did not answer `initialize` within 2s"),
+        "{err}"
+    );
 }
 
 #[test]
 fn a_tool_call_that_never_returns_times_out_and_the_server_still_answers_others() {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let run = Run::new("hang-in-call");
     let timeout = Duration::from_secs(2);
     let (hung, after) = run.checked(timeout * 2, async |run| {
@@ -197,7 +185,6 @@ fn a_tool_call_that_never_returns_times_out_and_the_server_still_answers_others(
 
 #[test]
 fn non_json_on_stdout_is_quoted_in_the_error() {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let err = Run::new("noise").list_error(Duration::from_secs(2));
     assert!(
         err.contains("non-JSON on stdout") && err.contains("Server listening on port 3000"),
@@ -207,7 +194,6 @@ fn non_json_on_stdout_is_quoted_in_the_error() {
 
 #[test]
 fn a_100_mb_line_on_stdout_ends_the_session_naming_the_limit() {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let err = Run::new("huge-line").list_error(Duration::from_secs(10));
     assert!(
         first_line(&err).contains("printed a line of more than 16 MiB on stdout"),
@@ -217,14 +203,15 @@ fn a_100_mb_line_on_stdout_ends_the_session_naming_the_limit() {
 
 #[test]
 fn a_server_flooding_stderr_is_still_listed_and_called() {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let outcome = Run::new("stderr-flood").call("ping", Duration::from_secs(5));
-    assert_eq!((outcome.status, outcome.text.as_str()), (Status::Ok, "pong"));
+    assert_eq!(
+        (outcome.status, outcome.text.as_str()),
+        (Status::Ok, "pong")
+    );
 }
 
 #[test]
 fn a_server_that_exits_leaving_a_grandchild_on_its_pipes_fails_at_once_not_at_the_timeout() {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let run = Run::new("orphan-pipes");
     let timeout = Duration::from_secs(30);
     let started = Instant::now();
@@ -243,7 +230,6 @@ fn a_server_that_exits_leaving_a_grandchild_on_its_pipes_fails_at_once_not_at_th
 
 #[test]
 fn a_malformed_tool_list_is_an_error_saying_so() {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let err = Run::new("bad-tools-list").list_error(Duration::from_secs(5));
     assert!(
         err.contains("answered `tools/list` with something that is not a list of tools"),
@@ -253,7 +239,6 @@ fn a_malformed_tool_list_is_an_error_saying_so() {
 
 #[test]
 fn a_50_mb_tool_result_fails_the_call_naming_the_limit() {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let outcome = Run::new("huge-result").call("dump", Duration::from_secs(10));
     assert_eq!(outcome.status, Status::Crashed, "{outcome:?}");
     assert!(
@@ -281,7 +266,7 @@ fn a_model_that_writes_each_fault_into_the_server_gets_each_cause_back_and_the_w
     use common::stub::{Scripted, StubServer};
     use mcpevol::edit::Hunk;
 
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _one = one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let source = common::repo().join("fixtures/if-cjs");
     let marker = format!("rounds-{}", std::process::id());
@@ -300,8 +285,7 @@ fn a_model_that_writes_each_fault_into_the_server_gets_each_cause_back_and_the_w
         search: "const crypto = require(\"crypto\");".into(),
         replace: format!("const crypto = require(\"crypto\");\n{code}"),
     };
-    let server_line =
-        "const server = new Server({ name: \"if-cjs\", version: \"1.0.0\" }, { capabilities: { tools: {} } });";
+    let server_line = "const server = new Server({ name: \"if-cjs\", version: \"1.0.0\" }, { capabilities: { tools: {} } });";
     // Makes the changed tool's calls answer with `answer` (JS expression), the others as before.
     let tool_answers = |answer: &str| Hunk {
         file: "index.js".into(),
@@ -323,17 +307,23 @@ fn a_model_that_writes_each_fault_into_the_server_gets_each_cause_back_and_the_w
             "did not answer `initialize` within 3s",
         ),
         (
-            at_top("process.stdout.write(Buffer.alloc(100 * 1024 * 1024, \"x\"));\nprocess.stdout.write(\"\\n\");"),
+            at_top(
+                "process.stdout.write(Buffer.alloc(100 * 1024 * 1024, \"x\"));\nprocess.stdout.write(\"\\n\");",
+            ),
             false,
             "printed a line of more than 16 MiB on stdout",
         ),
         (
-            at_top("require(\"child_process\").spawn(\"node\", [\"-e\", \"setInterval(() => {}, 1000)\"], { stdio: \"inherit\" });\nprocess.exit(5);"),
+            at_top(
+                "require(\"child_process\").spawn(\"node\", [\"-e\", \"setInterval(() => {}, 1000)\"], { stdio: \"inherit\" });\nprocess.exit(5);",
+            ),
             false,
             "exited (exit status: 5) before the MCP handshake",
         ),
         (
-            at_top("const write = process.stdout.write.bind(process.stdout);\nprocess.stdout.write = (chunk, ...rest) => write(String(chunk).replace('\"tools\":[', '\"tools\":[42,'), ...rest);"),
+            at_top(
+                "const write = process.stdout.write.bind(process.stdout);\nprocess.stdout.write = (chunk, ...rest) => write(String(chunk).replace('\"tools\":[', '\"tools\":[42,'), ...rest);",
+            ),
             false,
             "answered `tools/list` with something that is not a list of tools",
         ),

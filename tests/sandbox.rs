@@ -91,7 +91,11 @@ fn assert_no_secret(report: &Value, out: &Output) {
         assert!(!everything.contains(value), "{name} reached the server");
     }
     for var in ["HOME", "TMPDIR"] {
-        assert!(env[var].contains("mcpevol-server-"), "{var} is {}", env[var]);
+        assert!(
+            env[var].contains("mcpevol-server-"),
+            "{var} is {}",
+            env[var]
+        );
     }
 }
 
@@ -146,7 +150,10 @@ fn with_the_sandbox_off_the_same_attempts_get_through_but_the_secrets_do_not() {
     assert_eq!(received(&listener).as_deref(), Some("escaped\n"));
     assert_eq!(report["writes"][outside.to_str().unwrap()], "written");
     assert!(outside.exists());
-    assert!(!work.join("escaped-beside.txt").exists(), "it wrote into its copy");
+    assert!(
+        !work.join("escaped-beside.txt").exists(),
+        "it wrote into its copy"
+    );
     assert_no_secret(&report, &out);
     assert_tested(&work);
 }

@@ -43,21 +43,20 @@ pub enum Step {
 }
 
 impl Step {
+    const ALL: [Step; 9] = [
+        Step::Unshare,
+        Step::IdMaps,
+        Step::PrivateMounts,
+        Step::BindScratch,
+        Step::ReadOnly,
+        Step::WritableScratch,
+        Step::Loopback,
+        Step::WorkingFolder,
+        Step::NoNewPrivileges,
+    ];
+
     fn from_code(code: u32) -> Option<Step> {
-        use Step::*;
-        [
-            Unshare,
-            IdMaps,
-            PrivateMounts,
-            BindScratch,
-            ReadOnly,
-            WritableScratch,
-            Loopback,
-            WorkingFolder,
-            NoNewPrivileges,
-        ]
-        .into_iter()
-        .find(|s| *s as u32 == code)
+        Step::ALL.into_iter().find(|s| *s as u32 == code)
     }
 
     fn describe(self) -> &'static str {

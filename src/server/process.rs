@@ -57,7 +57,11 @@ impl ServerProcess {
         let scratch = Scratch::new(root)?;
         let data = scratch.data().to_string_lossy().into_owned();
         let fill = |s: &String| s.replace(TMP_PLACEHOLDER, &data);
-        let env = config.env.iter().map(|(k, v)| (k.clone(), fill(v))).collect();
+        let env = config
+            .env
+            .iter()
+            .map(|(k, v)| (k.clone(), fill(v)))
+            .collect();
         let plan = if sandbox::isolating() {
             let writable = scratch.writable();
             let writable: Vec<&Path> = writable.iter().map(PathBuf::as_path).collect();

@@ -205,10 +205,16 @@ mod tests {
         let scratch = Scratch::new(&r).unwrap();
         let work = scratch.cwd();
         assert!(scratch.writable().contains(&work.to_path_buf()));
-        assert_eq!(std::fs::read_to_string(work.join("src/index.js")).unwrap(), "edited");
+        assert_eq!(
+            std::fs::read_to_string(work.join("src/index.js")).unwrap(),
+            "edited"
+        );
         assert!(!work.join(".git").exists());
         let real = |p: &Path| p.canonicalize().unwrap();
-        assert_eq!(std::fs::read_link(work.join("node_modules")).unwrap(), real(&r.join("node_modules")));
+        assert_eq!(
+            std::fs::read_link(work.join("node_modules")).unwrap(),
+            real(&r.join("node_modules"))
+        );
         assert_eq!(
             real(&work.join("../node_modules")),
             real(&top.path().join("node_modules")),
@@ -216,7 +222,10 @@ mod tests {
         );
         // A write in the copy stays there.
         std::fs::write(work.join("src/index.js"), "server wrote this").unwrap();
-        assert_eq!(std::fs::read_to_string(r.join("src/index.js")).unwrap(), "edited");
+        assert_eq!(
+            std::fs::read_to_string(r.join("src/index.js")).unwrap(),
+            "edited"
+        );
     }
 
     #[test]
@@ -236,7 +245,10 @@ mod tests {
         }
         assert_eq!(keys, expected);
         for var in ["HOME", "TMPDIR"] {
-            assert!(scratch.writable().contains(&PathBuf::from(&env[var])), "{var}");
+            assert!(
+                scratch.writable().contains(&PathBuf::from(&env[var])),
+                "{var}"
+            );
         }
     }
 }

@@ -50,7 +50,10 @@ impl fmt::Display for Recovery {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "an evolve (pid {}) was interrupted here", self.pid)?;
         if let Some(tag) = &self.tagged {
-            write!(f, "; its last version was committed but not tagged, now tagged {tag}")?;
+            write!(
+                f,
+                "; its last version was committed but not tagged, now tagged {tag}"
+            )?;
         }
         if let Some((commit, paths)) = &self.stashed {
             write!(
@@ -61,7 +64,11 @@ impl fmt::Display for Recovery {
             )?;
         }
         if !self.removed_locks.is_empty() {
-            write!(f, "; stale git locks removed: {}", self.removed_locks.join(", "))?;
+            write!(
+                f,
+                "; stale git locks removed: {}",
+                self.removed_locks.join(", ")
+            )?;
         }
         write!(f, "; the workspace is at {}", self.at)
     }
@@ -124,9 +131,9 @@ impl Workspace {
             });
         match created {
             Ok(()) => Ok((EvolveLock { path }, recovery)),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                Err(self.busy(&path).unwrap_or(WorkspaceError::Io { path, source: e }))
-            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(self
+                .busy(&path)
+                .unwrap_or(WorkspaceError::Io { path, source: e })),
             Err(source) => Err(WorkspaceError::Io { path, source }),
         }
     }
@@ -182,7 +189,9 @@ impl Workspace {
     fn remove_git_locks(&self) -> Result<Vec<String>, WorkspaceError> {
         let git_dir = self.repo.path();
         let mut candidates: Vec<PathBuf> = GIT_LOCKS.iter().map(|l| git_dir.join(l)).collect();
-        let refs = walkdir::WalkDir::new(git_dir.join("refs")).into_iter().flatten();
+        let refs = walkdir::WalkDir::new(git_dir.join("refs"))
+            .into_iter()
+            .flatten();
         candidates.extend(
             refs.filter(|e| e.file_type().is_file())
                 .map(|e| e.into_path())
@@ -214,9 +223,9 @@ impl Workspace {
             return Ok(None); // a commit of the user's: theirs to keep, not ours to tag
         };
         let parent = self.history(&head)?.get(1).cloned();
-        let follows_latest = versions
-            .last()
-            .is_some_and(|l| Some(&l.commit) == parent.as_ref() && tag == format!("v{}", l.number + 1));
+        let follows_latest = versions.last().is_some_and(|l| {
+            Some(&l.commit) == parent.as_ref() && tag == format!("v{}", l.number + 1)
+        });
         if !follows_latest {
             return Ok(None);
         }

@@ -76,3 +76,38 @@ pub fn tree_digest(dir: &Path) -> u64 {
     }
     hasher.finish()
 }
+
+/// Live processes (not zombies) whose environment holds `var=marker`: a server and everything
+/// it started, whatever their process group.
+pub fn marked_processes(var: &str, marker: &str) -> Vec<String> {
+    let needle = format!("{var}={marker}");
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let pid = entry.file_name().to_string_lossy().into_owned();
+        if !pid.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let zombie =
+            std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| s.contains(") Z "));
+        let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+        if !zombie && environ.split(|b| *b == 0).any(|v| v == needle.as_bytes()) {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// `git ARGS` in `dir`, which must succeed.
+pub fn git(dir: &Path, args: &[&str]) -> std::process::Output {
+    let out = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
