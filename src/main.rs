@@ -521,7 +521,7 @@ fn isolate(isolation: Isolation) {
     if let Some(warning) = server::sandbox::set_isolation(isolation) {
         eprintln!("warning: {warning}");
     }
-    server::sandbox::remove_stale_scratch();
+    server::sandbox::clean_up_after_killed_runs();
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime> {

@@ -226,3 +226,51 @@ fn a_second_evolve_on_a_workspace_being_evolved_is_refused_naming_the_first() {
     drop(lock);
     assert!(run(evolve_command(&work, 1)).status.success());
 }
+
+#[test]
+fn what_a_server_started_outlives_a_killed_mcpevol_only_until_the_next_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let package = dir.path().join("hang");
+    std::fs::create_dir_all(package.join(".mcpevol")).unwrap();
+    for file in ["index.js", "package.json"] {
+        let from = common::repo().join("fixtures/bad/hang").join(file);
+        std::fs::copy(from, package.join(file)).unwrap();
+    }
+    let marker = format!("grandchild-{}", std::process::id());
+    std::fs::write(
+        package.join(".mcpevol/server.toml"),
+        format!("command = \"node\"\nargs = [\"index.js\"]\n[env]\n{MARK_VAR} = \"{marker}\"\n"),
+    )
+    .unwrap();
+    let mut child = Command::new(common::bin())
+        .args(["tools", package.to_str().unwrap(), "--timeout", "60"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let until = Instant::now() + ROUND_START;
+    while common::marked_processes(MARK_VAR, &marker).len() < 2 {
+        assert!(
+            Instant::now() < until,
+            "the server and its grandchild never ran"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // The server dies with mcpevol; what it started cannot be reached that way.
+    let settled = Instant::now() + Duration::from_secs(5);
+    while common::marked_processes(MARK_VAR, &marker).len() > 1 && Instant::now() < settled {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(common::marked_processes(MARK_VAR, &marker).len(), 1);
+    let next = Command::new(common::bin())
+        .args([
+            "tools",
+            common::repo().join("fixtures/switch-esm").to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(next.status.success());
+    assert_no_server_left(&marker);
+}

@@ -6,7 +6,8 @@
 //!   writes beside itself never reaches the package, nor a workspace's next version;
 //! - with isolation on (the default, `--sandbox off` opts out), it runs in namespaces of its
 //!   own ([`super::namespace`]): no network, and a read-only file system but for its scratch
-//!   folder. Where the machine cannot provide them, the CLI warns and runs it without.
+//!   folder. Where the machine cannot provide them, the CLI warns and runs it without;
+//! - should mcpevol be killed, the server dies with it, and the next run cleans up the rest.
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -68,22 +69,47 @@ pub fn available() -> Result<(), &'static str> {
         .map_err(String::as_str)
 }
 
-/// Removes the scratch folders of mcpevol processes that are gone (killed before they could
-/// clean up). A folder whose process id is in use again is left alone: it may be live.
-pub fn remove_stale_scratch() {
+/// Cleans up after mcpevol processes that were killed (`kill -9`) while servers ran: their
+/// servers died with them, but not what those servers started, nor their scratch folders. The
+/// leftovers are found by the scratch HOME every server and its descendants inherit; they are
+/// killed and the folders removed. A folder whose process id is in use again is left alone.
+pub fn clean_up_after_killed_runs() {
     let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
         return;
     };
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
-        let pid = name
+        let owner = name
             .strip_prefix(SCRATCH_PREFIX)
             .and_then(|rest| rest.split('-').next())
             .and_then(|pid| pid.parse::<u32>().ok());
-        if let Some(pid) = pid
-            && !Path::new(&format!("/proc/{pid}")).exists()
+        if let Some(owner) = owner
+            && !Path::new(&format!("/proc/{owner}")).exists()
         {
+            kill_processes_at_home(&entry.path().join("home"));
             let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// SIGKILLs every process whose environment says `HOME=home`.
+fn kill_processes_at_home(home: &Path) {
+    let mut needle = b"HOME=".to_vec();
+    needle.extend_from_slice(home.as_os_str().as_encoded_bytes());
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return;
+    };
+    for entry in procs.flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let environ = std::fs::read(entry.path().join("environ")).unwrap_or_default();
+        if environ
+            .split(|b| *b == 0)
+            .any(|var| var == needle.as_slice())
+        {
+            let pid = nix::unistd::Pid::from_raw(pid);
+            let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGKILL);
         }
     }
 }
