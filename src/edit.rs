@@ -2,12 +2,15 @@
 //!
 //! A hunk's SEARCH text must occur exactly once in its file: first as written, then with any run
 //! of whitespace matching any other run (models and people re-indent). All hunks are applied in
-//! memory first, so a bad hunk leaves every file untouched.
+//! memory first, so a bad hunk leaves every file untouched. Which files a hunk may touch at all
+//! is [`crate::confine`]'s to say.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
+
+use crate::confine::{Refusal, Scope, ScopeError};
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Hunk {
@@ -16,6 +19,16 @@ pub struct Hunk {
     /// Text to find; empty to create `file`, which must not exist yet.
     pub search: String,
     pub replace: String,
+}
+
+impl Hunk {
+    pub fn new(file: &str, search: &str, replace: &str) -> Hunk {
+        Hunk {
+            file: file.into(),
+            search: search.into(),
+            replace: replace.into(),
+        }
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -41,8 +54,20 @@ pub enum EditError {
         count: usize,
         lines: String,
     },
-    #[error("hunk {index} names {file}, which is outside the package")]
-    Outside { index: usize, file: String },
+    #[error("hunk {index} names {file}, which is outside the package: {why}")]
+    Outside {
+        index: usize,
+        file: String,
+        why: String,
+    },
+    #[error("hunk {index} for {file} is refused: {why}")]
+    Refused {
+        index: usize,
+        file: String,
+        why: String,
+    },
+    #[error(transparent)]
+    Scope(#[from] ScopeError),
     #[error("cannot {what} {file}: {source}")]
     Io {
         what: &'static str,
@@ -54,17 +79,10 @@ pub enum EditError {
 /// Applies the hunks in order (later hunks see earlier ones' results) and writes the changed
 /// files. Returns the changed files, sorted.
 pub fn apply(root: &Path, hunks: &[Hunk]) -> Result<Vec<String>, EditError> {
-    let texts = apply_in_memory(root, hunks)?;
+    let scope = Scope::of_workspace(root)?;
+    let texts = apply_in_memory(root, &scope, hunks)?;
     for (file, text) in &texts {
-        let path = root.join(file);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(|source| EditError::Io {
-                what: "create the folder of",
-                file: file.clone(),
-                source,
-            })?;
-        }
-        std::fs::write(&path, text).map_err(|source| EditError::Io {
+        write_no_follow(&root.join(file), text).map_err(|source| EditError::Io {
             what: "write",
             file: file.clone(),
             source,
@@ -73,15 +91,47 @@ pub fn apply(root: &Path, hunks: &[Hunk]) -> Result<Vec<String>, EditError> {
     Ok(texts.into_keys().collect())
 }
 
+/// Writes `text` to `path`, refusing to follow a link there (the scope was checked a moment
+/// ago; this closes the gap should a link appear in between).
+fn write_no_follow(path: &Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)?;
+    file.write_all(text.as_bytes())
+}
+
 /// The new text of every file the hunks touch, without writing anything.
-pub fn apply_in_memory(root: &Path, hunks: &[Hunk]) -> Result<BTreeMap<String, String>, EditError> {
+pub fn apply_in_memory(
+    root: &Path,
+    scope: &Scope,
+    hunks: &[Hunk],
+) -> Result<BTreeMap<String, String>, EditError> {
     let mut texts: BTreeMap<String, String> = BTreeMap::new();
     for (i, hunk) in hunks.iter().enumerate() {
         let index = i + 1;
-        let file = hunk.file.clone();
-        if file.split('/').any(|c| c == "..") || Path::new(&file).is_absolute() {
-            return Err(EditError::Outside { index, file });
-        }
+        let file = crate::confine::normalize(&hunk.file)
+            .and_then(|file| {
+                // A file made by an earlier hunk of the same edit may be edited by later ones.
+                let creating = hunk.search.is_empty() || texts.contains_key(&file);
+                scope.check(&file, creating)
+            })
+            .map_err(|refusal| match refusal {
+                Refusal::Outside(why) => EditError::Outside {
+                    index,
+                    file: hunk.file.clone(),
+                    why,
+                },
+                Refusal::Forbidden(why) => EditError::Refused {
+                    index,
+                    file: hunk.file.clone(),
+                    why,
+                },
+            })?;
         if !texts.contains_key(&file) {
             let path = root.join(&file);
             if path.is_file() {
@@ -241,25 +291,17 @@ mod tests {
     use super::*;
 
     fn package(files: &[(&str, &str)]) -> tempfile::TempDir {
-        let dir = tempfile::tempdir().unwrap();
-        for (name, text) in files {
-            std::fs::write(dir.path().join(name), text).unwrap();
-        }
-        dir
-    }
-
-    fn hunk(file: &str, search: &str, replace: &str) -> Hunk {
-        Hunk {
-            file: file.into(),
-            search: search.into(),
-            replace: replace.into(),
-        }
+        crate::confine::tests::committed_package(files)
     }
 
     #[test]
     fn an_exact_unique_match_is_replaced() {
         let dir = package(&[("a.js", "const a = 1;\nconst b = 2;\n")]);
-        apply(dir.path(), &[hunk("a.js", "const b = 2;", "const b = 3;")]).unwrap();
+        apply(
+            dir.path(),
+            &[Hunk::new("a.js", "const b = 2;", "const b = 3;")],
+        )
+        .unwrap();
         assert_eq!(
             std::fs::read_to_string(dir.path().join("a.js")).unwrap(),
             "const a = 1;\nconst b = 3;\n"
@@ -269,7 +311,7 @@ mod tests {
     #[test]
     fn a_match_with_different_indentation_is_found() {
         let dir = package(&[("a.js", "if (x) {\n        go(1,\n           2);\n}\n")]);
-        apply(dir.path(), &[hunk("a.js", "go(1,\n  2);", "go(3);")]).unwrap();
+        apply(dir.path(), &[Hunk::new("a.js", "go(1,\n  2);", "go(3);")]).unwrap();
         assert_eq!(
             std::fs::read_to_string(dir.path().join("a.js")).unwrap(),
             "if (x) {\n        go(3);\n}\n"
@@ -281,7 +323,10 @@ mod tests {
         let dir = package(&[("a.js", "x();\nx();\n"), ("b.js", "y();\n")]);
         let err = apply(
             dir.path(),
-            &[hunk("b.js", "y();", "z();"), hunk("a.js", "x();", "w();")],
+            &[
+                Hunk::new("b.js", "y();", "z();"),
+                Hunk::new("a.js", "x();", "w();"),
+            ],
         )
         .unwrap_err();
         assert_eq!(
@@ -300,7 +345,7 @@ mod tests {
         let dir = package(&[("a.js", "function greet(name) {\n  return name;\n}\n")]);
         let err = apply(
             dir.path(),
-            &[hunk("a.js", "function greeting(name) {", "x")],
+            &[Hunk::new("a.js", "function greeting(name) {", "x")],
         )
         .unwrap_err();
         assert!(
@@ -315,22 +360,13 @@ mod tests {
         let dir = package(&[("a.js", "a\n")]);
         apply(
             dir.path(),
-            &[hunk("lib/new.js", "", "export const x = 1;\n")],
+            &[Hunk::new("new.js", "", "export const x = 1;\n")],
         )
         .unwrap();
-        assert!(dir.path().join("lib/new.js").is_file());
+        assert!(dir.path().join("new.js").is_file());
         assert!(matches!(
-            apply(dir.path(), &[hunk("a.js", "", "b")]),
+            apply(dir.path(), &[Hunk::new("a.js", "", "b")]),
             Err(EditError::Exists { .. })
-        ));
-    }
-
-    #[test]
-    fn a_hunk_outside_the_package_is_refused() {
-        let dir = package(&[("a.js", "a\n")]);
-        assert!(matches!(
-            apply(dir.path(), &[hunk("../a.js", "a", "b")]),
-            Err(EditError::Outside { .. })
         ));
     }
 

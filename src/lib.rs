@@ -6,7 +6,9 @@
 pub mod anchor;
 pub mod catalog;
 pub mod check;
+pub mod confine;
 pub mod contract;
+pub mod crashpoint;
 pub mod edit;
 pub mod evolve;
 pub mod init;

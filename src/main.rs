@@ -11,6 +11,7 @@ use mcpevol::catalog::Catalog;
 use mcpevol::inventory::{Inventory, Span};
 use mcpevol::llm::{LlmClient, LlmConfig};
 use mcpevol::server;
+use mcpevol::server::sandbox::Isolation;
 use mcpevol::survey::{self, PackageSurvey};
 use mcpevol::workspace::Workspace;
 use mcpevol::{evolve, init, operators, report};
@@ -47,6 +48,10 @@ enum Command {
         /// Extra arguments passed to the server after its own launch arguments.
         #[arg(last = true)]
         server_args: Vec<String>,
+        /// Isolate the server (no network, read-only files outside its scratch folder);
+        /// `off` runs it without namespaces (its environment is scrubbed all the same).
+        #[arg(long, value_enum, default_value_t = Isolation::On)]
+        sandbox: Isolation,
     },
     /// Create a workspace from an npm package (name@version) or a package folder, as version v0.
     Init {
@@ -62,6 +67,10 @@ enum Command {
         timeout: f64,
         #[arg(long)]
         json: bool,
+        /// Isolate the server (no network, read-only files outside its scratch folder);
+        /// `off` runs it without namespaces (its environment is scrubbed all the same).
+        #[arg(long, value_enum, default_value_t = Isolation::On)]
+        sandbox: Isolation,
     },
     /// Run N rounds of evolution on a workspace; each validated round is committed as vK.
     Evolve {
@@ -105,6 +114,10 @@ enum Command {
         /// A folder of your own operator files, beside the built-in ones (repeatable).
         #[arg(long = "operators")]
         operator_dirs: Vec<PathBuf>,
+        /// Isolate the server (no network, read-only files outside its scratch folder);
+        /// `off` runs it without namespaces (its environment is scrubbed all the same).
+        #[arg(long, value_enum, default_value_t = Isolation::On)]
+        sandbox: Isolation,
     },
     /// The versions of a workspace, oldest first.
     Log {
@@ -134,6 +147,10 @@ enum Command {
         json: bool,
         #[arg(long, default_value_t = server::DEFAULT_TIMEOUT.as_secs_f64())]
         timeout: f64,
+        /// Isolate the server (no network, read-only files outside its scratch folder);
+        /// `off` runs it without namespaces (its environment is scrubbed all the same).
+        #[arg(long, value_enum, default_value_t = Isolation::On)]
+        sandbox: Isolation,
     },
 }
 
@@ -220,7 +237,9 @@ fn run(cli: Cli) -> Result<()> {
             json,
             timeout,
             server_args,
+            sandbox,
         } => {
+            isolate(sandbox);
             let timeout = Duration::try_from_secs_f64(timeout)
                 .context("--timeout must be a positive number of seconds")?;
             let runtime =
@@ -247,7 +266,9 @@ fn run(cli: Cli) -> Result<()> {
             env,
             timeout,
             json,
+            sandbox,
         } => {
+            isolate(sandbox);
             let opts = init::InitOptions {
                 launch: None,
                 args,
@@ -278,7 +299,12 @@ fn run(cli: Cli) -> Result<()> {
             request_timeout,
             from,
             operator_dirs,
+            sandbox,
         } => {
+            isolate(sandbox);
+            if let Some(recovery) = Workspace::open(&workdir)?.recover()? {
+                eprintln!("recovered: {recovery}");
+            }
             let backend = match (backend.as_str(), from) {
                 ("rules", _) => evolve::Backend::Rules,
                 ("openai", _) => {
@@ -450,7 +476,9 @@ fn run(cli: Cli) -> Result<()> {
             catalog,
             json,
             timeout,
+            sandbox,
         } => {
+            isolate(sandbox);
             let loaded = Catalog::load(&catalog)?;
             let dir = catalog.parent().unwrap_or(Path::new("."));
             let entries =
@@ -509,6 +537,14 @@ async fn evolve_until_interrupted(
             anyhow::bail!("interrupted; the workspace is back at {version}, its last committed version")
         }
     }
+}
+
+/// Sets how servers are isolated, warning when the machine cannot do it.
+fn isolate(isolation: Isolation) {
+    if let Some(warning) = server::sandbox::set_isolation(isolation) {
+        eprintln!("warning: {warning}");
+    }
+    server::sandbox::clean_up_after_killed_runs();
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime> {

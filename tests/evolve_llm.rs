@@ -3,179 +3,14 @@
 
 mod common;
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Duration;
 
+use common::rounds::*;
 use common::stub::{Scripted, StubServer};
 use mcpevol::edit::Hunk;
-use mcpevol::evolve::{self, Backend, Options, RoundOutcome};
-use mcpevol::init::{InitOptions, init};
-use mcpevol::llm::{LlmClient, LlmConfig};
-use mcpevol::record::{self, RoundRecord};
-use mcpevol::server::{DEFAULT_TIMEOUT, LaunchConfig};
+use mcpevol::evolve::{self, Backend};
+use mcpevol::record;
 use mcpevol::workspace::Workspace;
-
-const KEY: &str = "sk-test-SECRET-4242";
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Runtime::new().unwrap()
-}
-
-fn init_at(source: &Path, work: &Path, launch: Option<LaunchConfig>) {
-    let opts = InitOptions {
-        launch,
-        args: vec![],
-        env: BTreeMap::new(),
-        timeout: DEFAULT_TIMEOUT,
-        stages: evolve::default_stages(),
-    };
-    runtime()
-        .block_on(init(&source.to_string_lossy(), work, &opts))
-        .unwrap();
-}
-
-fn options(backend: Backend, rounds: u32, operators: &[&str]) -> Options {
-    Options {
-        backend,
-        operator_dirs: vec![],
-        rounds,
-        seed: 4,
-        operators: operators.iter().map(|s| s.to_string()).collect(),
-        timeout: DEFAULT_TIMEOUT,
-        stages: evolve::default_stages(),
-        // The scripted conversations below are sized for four replies per step.
-        max_attempts: 4,
-        max_failed_rounds: 1,
-    }
-}
-
-fn llm(stub: &StubServer, timeout: Duration) -> Backend {
-    let config = LlmConfig {
-        base_url: stub.base_url.clone(),
-        api_key: Some(KEY.into()),
-        timeout,
-        max_retries: 2,
-        ..LlmConfig::default()
-    };
-    let model = config.model.clone();
-    Backend::Llm {
-        chat: Arc::new(LlmClient::new(config).unwrap()),
-        model,
-    }
-}
-
-fn evolve_with(work: &Path, opts: &Options) -> Vec<RoundOutcome> {
-    runtime()
-        .block_on(evolve::evolve(work, opts, |_| {}))
-        .unwrap()
-}
-
-/// A reply in the SEARCH/REPLACE format the prompts ask for.
-fn blocks(hunks: &[Hunk]) -> String {
-    let mut out = String::from("Here are the edits.\n\n");
-    for h in hunks {
-        let search = h.search.strip_suffix('\n').unwrap_or(&h.search);
-        let replace = h.replace.strip_suffix('\n').unwrap_or(&h.replace);
-        let replace = if replace.is_empty() {
-            String::new()
-        } else {
-            format!("{replace}\n")
-        };
-        out += &format!(
-            "{}\n```js\n<<<<<<< SEARCH\n{search}\n=======\n{replace}>>>>>>> REPLACE\n```\n\n",
-            h.file
-        );
-    }
-    out
-}
-
-fn selection(op: &str, targets: &[String]) -> String {
-    format!(
-        "```json\n{}\n```",
-        serde_json::json!({"operator": op, "targets": targets, "rationale": "clients asked for it"})
-    )
-}
-
-/// Test cases that the recorded rules round shows to succeed on the tools it changed (a model
-/// must exercise the change).
-fn tests_reply(record: &RoundRecord) -> String {
-    use mcpevol::server::session::Status;
-    let ok: Vec<serde_json::Value> = record
-        .tests
-        .iter()
-        .filter(|t| t.kind != mcpevol::validate::TestKind::Unchanged)
-        .filter(|t| matches!(t.status, Status::Ok | Status::ToolError))
-        .take(3)
-        .map(|t| {
-            let expect = if t.status == Status::Ok {
-                "success"
-            } else {
-                "error"
-            };
-            serde_json::json!({"tool": t.tool, "arguments": t.arguments, "expect": expect})
-        })
-        .collect();
-    format!("```json\n{}\n```", serde_json::Value::Array(ok))
-}
-
-/// The replies a model would give to make these rounds: choice, edits, tests, per round.
-fn script_for(planned: &[RoundRecord]) -> Vec<Scripted> {
-    let mut script = Vec::new();
-    for r in planned {
-        script.push(Scripted::reply(selection(
-            r.operator.as_deref().unwrap(),
-            &r.targets,
-        )));
-        script.push(Scripted::reply(blocks(&r.hunks)));
-        script.push(Scripted::reply(tests_reply(r)));
-    }
-    script
-}
-
-/// Rounds the rules backend makes on a fresh copy: the scripts replay their edits as if a
-/// model had written them.
-fn rules_rounds(
-    source: &Path,
-    launch: Option<LaunchConfig>,
-    rounds: u32,
-    dir: &Path,
-) -> Vec<RoundRecord> {
-    let work = dir.join("rules");
-    init_at(source, &work, launch);
-    let out = evolve_with(&work, &options(Backend::Rules, rounds, &[]));
-    assert!(
-        out.iter()
-            .all(|r| r.status == evolve::RoundStatus::Committed),
-        "{out:?}"
-    );
-    let ws = Workspace::open(&work).unwrap();
-    (1..=rounds)
-        .map(|k| record::read_round(&ws, &format!("v{k}")).unwrap().unwrap())
-        .collect()
-}
-
-fn memory_server() -> (PathBuf, LaunchConfig) {
-    let dir = common::repo().join("servers-npm");
-    common::require_npm_install(&dir);
-    let catalog = mcpevol::catalog::Catalog::load(&dir.join("servers.toml")).unwrap();
-    let entry = catalog
-        .servers
-        .iter()
-        .find(|e| e.package == "@modelcontextprotocol/server-memory")
-        .unwrap();
-    (entry.package_dir(&dir), entry.launch_config())
-}
-
-fn trees(work: &Path) -> Vec<String> {
-    let ws = Workspace::open(work).unwrap();
-    ws.versions()
-        .unwrap()
-        .iter()
-        .map(|v| ws.tree_id(&v.tag).unwrap())
-        .collect()
-}
 
 #[test]
 fn five_rounds_of_a_real_server_through_the_stub_are_committed_and_replay_reproduces_them() {
@@ -490,22 +325,10 @@ fn replay_from_a_revision_of_the_same_workspace_reproduces_its_rounds() {
     );
     let recorded = trees(&work);
     // Keep the evolution on a branch, then go back to v0 without its later version tags.
-    let git = |args: &[&str]| {
-        let out = std::process::Command::new("git")
-            .args(args)
-            .current_dir(&work)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    };
-    git(&["branch", "recorded"]);
+    common::git(&work, &["branch", "recorded"]);
     let ws = Workspace::open(&work).unwrap();
     ws.restore(&ws.resolve("v0").unwrap()).unwrap();
-    git(&["tag", "-d", "v1", "v2"]);
+    common::git(&work, &["tag", "-d", "v1", "v2"]);
     let replayed = evolve_with(
         &work,
         &options(

@@ -265,6 +265,9 @@ pub async fn evolve(
     mut report: impl FnMut(&RoundOutcome),
 ) -> Result<Vec<RoundOutcome>, EvolveError> {
     let ws = Workspace::open(root)?;
+    // A run killed before (kill -9) is recovered here; the lock is held until we return.
+    let (_lock, _recovered) = ws.lock_for_evolve()?;
+    ws.set_stage_tags(&opts.stages)?;
     let dirty = ws.dirty_paths()?;
     if !dirty.is_empty() {
         return Err(EvolveError::Dirty {
@@ -344,6 +347,7 @@ pub async fn evolve(
                 let started = std::time::Instant::now();
                 record.failed_rounds = std::mem::take(&mut failures);
                 record::write(root, &record, &tools, &exchanges)?;
+                crate::crashpoint::here("records-written");
                 let version = ws.commit_version(k, &record.commit_message())?;
                 ws.set_stage_tags(&opts.stages)?;
                 let commit_ms = started.elapsed().as_secs_f64() * 1e3;

@@ -245,9 +245,8 @@ mod tests {
 
     #[test]
     fn edits_far_apart_become_separate_hunks_that_apply_in_order() {
-        let dir = tempfile::tempdir().unwrap();
         let text = "a = 1;\n\n\n\n\n\nb = 2;\n\n\n\n\n\nc = 3;\n";
-        std::fs::write(dir.path().join("a.js"), text).unwrap();
+        let dir = crate::confine::tests::committed_package(&[("a.js", text)]);
         let mut edits = Edits::default();
         edits
             .replace(dir.path(), &span_of(text, "1"), "10")

@@ -16,8 +16,8 @@ pub struct LaunchConfig {
     /// Arguments, with paths relative to the package folder (the server's working directory).
     #[serde(default)]
     pub args: Vec<String>,
-    /// Extra environment. Servers get only these and a few harmless variables (PATH, HOME,
-    /// LANG, TMPDIR), never the user's environment, which may hold API keys.
+    /// Extra environment. Servers get only these, PATH, and a scratch HOME and TMPDIR, never
+    /// the user's environment, which may hold API keys (see `sandbox`).
     #[serde(default)]
     pub env: BTreeMap<String, String>,
 }

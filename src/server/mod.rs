@@ -1,8 +1,11 @@
 //! Running the real server: launch settings, the child process, and the MCP client session.
 
 pub mod launch;
+mod namespace;
 pub mod process;
+pub mod sandbox;
 pub mod session;
+mod stdout;
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -1,35 +1,44 @@
-//! Running a server process: its own process group, a scrubbed environment, stderr kept aside,
-//! and a kill of the whole group (grandchildren included) when we are done with it.
+//! Running a server process: its own process group in its sandbox, stderr kept aside, its exit
+//! watched, and a kill of the whole group (grandchildren included) when we are done with it.
 
 use std::collections::VecDeque;
-use std::path::Path;
-use std::process::Stdio;
+use std::path::{Path, PathBuf};
+use std::process::{ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWriteExt, BufReader, DuplexStream};
-use tokio::process::{Child, ChildStdin, Command};
+use tokio::process::{ChildStdin, Command};
+use tokio::sync::watch;
+use tokio::task::AbortHandle;
 
 use super::launch::{LaunchConfig, TMP_PLACEHOLDER};
+use super::namespace::Plan;
+use super::sandbox::{self, Scratch};
+use super::stdout::{self, Evidence};
 
-/// Variables a server may see from our environment; everything else (API keys, tokens) is withheld.
-const INHERITED_ENV: &[&str] = &["PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TZ"];
 /// How much of the server's stderr we keep for error messages: the tail is what explains a crash.
 const STDERR_TAIL_BYTES: usize = 16 * 1024;
-/// Stdout lines that are not JSON-RPC, kept to explain a failed handshake.
-const NOISE_LINES_KEPT: usize = 5;
-/// JSON-RPC messages can be large (a tool list on one line); the pipe only buffers between tasks.
+/// The pipe between our tasks only buffers: messages larger than this stream through it.
 const PIPE_BYTES: usize = 256 * 1024;
+/// How long a killed server may take to be reaped before we stop waiting (it is SIGKILLed;
+/// only a process stuck in the kernel takes longer).
+const REAP_WAIT: Duration = Duration::from_secs(5);
 
 /// A running server. Dropping it kills its whole process group.
 pub struct ServerProcess {
-    child: Child,
-    /// The folder `{tmp}` stands for in this run; removed when the process is dropped.
-    tmp: Option<tempfile::TempDir>,
     pgid: Pid,
+    /// Its scratch folder (HOME, TMPDIR, `{tmp}`, the copy it runs in); removed on drop.
+    scratch: Scratch,
+    /// Set once the server has exited and been reaped.
+    exit: watch::Receiver<Option<ExitStatus>>,
     stderr: Arc<Mutex<VecDeque<u8>>>,
-    noise: Arc<Mutex<Vec<String>>>,
+    stdout: Arc<Mutex<Evidence>>,
+    /// The tasks holding its pipes, stopped on kill so that no descriptor outlives the server
+    /// even if something escaped the group and holds the other ends.
+    pipes: Vec<AbortHandle>,
 }
 
 /// The two ends the MCP client talks through: the server's filtered stdout, and its stdin.
@@ -41,71 +50,91 @@ pub type Rewrite = fn(String) -> String;
 impl ServerProcess {
     pub fn spawn(
         config: &LaunchConfig,
-        cwd: &Path,
+        root: &Path,
         extra_args: &[String],
         rewrite: Rewrite,
     ) -> std::io::Result<(Self, Pipes)> {
-        let uses_tmp = config
-            .args
+        let scratch = Scratch::new(root)?;
+        let data = scratch.data().to_string_lossy().into_owned();
+        let fill = |s: &String| s.replace(TMP_PLACEHOLDER, &data);
+        let env = config
+            .env
             .iter()
-            .chain(config.env.values())
-            .any(|s| s.contains(TMP_PLACEHOLDER));
-        let tmp = if uses_tmp {
-            Some(tempfile::tempdir()?)
+            .map(|(k, v)| (k.clone(), fill(v)))
+            .collect();
+        let plan = if sandbox::isolating() {
+            let writable = scratch.writable();
+            let writable: Vec<&Path> = writable.iter().map(PathBuf::as_path).collect();
+            Some(Plan::new(&writable, scratch.cwd())?)
         } else {
             None
         };
-        let tmp_path = tmp
-            .as_ref()
-            .map(|t| t.path().to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let fill = |s: &String| s.replace(TMP_PLACEHOLDER, &tmp_path);
+        let parent = nix::unistd::getpid().as_raw();
         let mut cmd = Command::new(&config.command);
         cmd.args(config.args.iter().map(fill))
             .args(extra_args)
-            .current_dir(cwd)
+            .current_dir(scratch.cwd())
             .env_clear()
-            .envs(
-                INHERITED_ENV
-                    .iter()
-                    .filter_map(|k| Some((*k, std::env::var_os(k)?))),
-            )
-            .envs(config.env.iter().map(|(k, v)| (k, fill(v))))
+            .envs(scratch.environment(&env))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             // Its own group, so that one signal reaches everything the server started.
             .process_group(0)
             .kill_on_drop(true);
+        // SAFETY: the closure runs in the forked child and makes syscalls only.
+        unsafe {
+            cmd.pre_exec(move || {
+                // Should mcpevol itself be killed (kill -9), the server goes with it.
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0
+                    || libc::getppid() != parent
+                {
+                    return Err(std::io::Error::last_os_error());
+                }
+                match &plan {
+                    Some(plan) => plan
+                        .enter()
+                        .map_err(|(_, errno)| std::io::Error::from_raw_os_error(errno)),
+                    None => Ok(()),
+                }
+            });
+        }
         let mut child = cmd.spawn()?;
         let pid = child
             .id()
             .ok_or_else(|| std::io::Error::other("the server exited at once"))?;
         let stdin = child.stdin.take().expect("stdin is piped");
-        let stdout = child.stdout.take().expect("stdout is piped");
+        let stdout_pipe = child.stdout.take().expect("stdout is piped");
         let stderr_pipe = child.stderr.take().expect("stderr is piped");
 
+        let (exit_tx, exit) = watch::channel(None);
+        tokio::spawn(async move {
+            let status = child.wait().await.ok();
+            let _ = exit_tx.send(status);
+        });
         let stderr = Arc::new(Mutex::new(VecDeque::new()));
-        tokio::spawn(keep_tail(stderr_pipe, stderr.clone()));
-        let noise = Arc::new(Mutex::new(Vec::new()));
+        let evidence = Arc::new(Mutex::new(Evidence::default()));
         let (ours, theirs) = tokio::io::duplex(PIPE_BYTES);
-        tokio::spawn(forward_json_lines(stdout, theirs, noise.clone()));
         let (client_end, from_client) = tokio::io::duplex(PIPE_BYTES);
-        tokio::spawn(forward_requests(from_client, stdin, rewrite));
-
+        let pipes = vec![
+            tokio::spawn(keep_tail(stderr_pipe, stderr.clone())).abort_handle(),
+            tokio::spawn(stdout::forward(stdout_pipe, theirs, evidence.clone())).abort_handle(),
+            tokio::spawn(forward_requests(from_client, stdin, rewrite)).abort_handle(),
+        ];
         let process = ServerProcess {
-            child,
-            tmp,
             pgid: Pid::from_raw(pid as i32),
+            scratch,
+            exit,
             stderr,
-            noise,
+            stdout: evidence,
+            pipes,
         };
         Ok((process, (ours, client_end)))
     }
 
-    /// The folder `{tmp}` stands for in this run, if the launch settings use it.
-    pub fn tmp_path(&self) -> Option<&Path> {
-        self.tmp.as_ref().map(|t| t.path())
+    /// The folder `{tmp}` stands for in this run.
+    pub fn tmp_path(&self) -> &Path {
+        self.scratch.data()
     }
 
     /// The last lines the server wrote to stderr.
@@ -118,18 +147,35 @@ impl ServerProcess {
 
     /// Lines the server printed on stdout that were not JSON-RPC messages.
     pub fn noise(&self) -> Vec<String> {
-        self.noise.lock().unwrap().clone()
+        self.stdout.lock().unwrap().noise.clone()
+    }
+
+    /// Why its stdout was cut off, if it was (a line over the limit).
+    pub fn fault(&self) -> Option<String> {
+        self.stdout.lock().unwrap().fault.clone()
     }
 
     /// The exit status, if the server has already exited.
-    pub fn exit_status(&mut self) -> Option<std::process::ExitStatus> {
-        self.child.try_wait().ok().flatten()
+    pub fn exit_status(&self) -> Option<ExitStatus> {
+        *self.exit.borrow()
     }
 
-    /// Kills the whole process group and reaps the server.
-    pub async fn kill(mut self) {
+    /// Resolves when the server exits (its grandchildren may live on, holding its pipes).
+    pub fn exited(&self) -> impl std::future::Future<Output = Option<ExitStatus>> + 'static {
+        let mut exit = self.exit.clone();
+        async move {
+            match exit.wait_for(Option::is_some).await {
+                Ok(status) => *status,
+                Err(_) => None, // the watcher is gone: the runtime is shutting down
+            }
+        }
+    }
+
+    /// Kills the whole process group, reaps the server and closes its pipes.
+    pub async fn kill(self) {
         let _ = killpg(self.pgid, Signal::SIGKILL);
-        let _ = self.child.wait().await;
+        let _ = tokio::time::timeout(REAP_WAIT, self.exited()).await;
+        // Drop stops the pipe tasks and removes the scratch folder.
     }
 }
 
@@ -137,7 +183,9 @@ impl Drop for ServerProcess {
     fn drop(&mut self) {
         // Also on early returns and panics: no server or grandchild may outlive us.
         let _ = killpg(self.pgid, Signal::SIGKILL);
-        let _ = self.child.start_kill();
+        for task in &self.pipes {
+            task.abort();
+        }
     }
 }
 
@@ -165,30 +213,4 @@ async fn keep_tail(mut pipe: impl AsyncRead + Unpin, tail: Arc<Mutex<VecDeque<u8
         let excess = tail.len().saturating_sub(STDERR_TAIL_BYTES);
         tail.drain(..excess);
     }
-}
-
-/// Passes JSON-RPC lines on to the client and sets aside anything else a server prints on stdout
-/// (banners, console.log debugging), as the reference TypeScript client tolerates them too.
-async fn forward_json_lines(
-    stdout: impl AsyncRead + Unpin,
-    mut to_client: DuplexStream,
-    noise: Arc<Mutex<Vec<String>>>,
-) {
-    let mut lines = BufReader::new(stdout).lines();
-    while let Ok(Some(line)) = lines.next_line().await {
-        let trimmed = line.trim_start();
-        if trimmed.starts_with('{') || trimmed.starts_with('[') {
-            if to_client.write_all(line.as_bytes()).await.is_err()
-                || to_client.write_all(b"\n").await.is_err()
-            {
-                break;
-            }
-        } else if !trimmed.is_empty() {
-            let mut noise = noise.lock().unwrap();
-            if noise.len() < NOISE_LINES_KEPT {
-                noise.push(line.chars().take(200).collect());
-            }
-        }
-    }
-    let _ = to_client.shutdown().await;
 }

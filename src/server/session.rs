@@ -140,20 +140,28 @@ impl Session {
                 source,
             })?;
         let deadline = Instant::now() + timeout;
-        match tokio::time::timeout_at(deadline, client_config().serve(pipes)).await {
-            Ok(Ok(client)) => Ok(Session {
-                client,
-                process,
-                server,
-                timeout,
-            }),
-            Ok(Err(e)) => {
-                Err(fail(process, &server, &format!("failed the MCP handshake ({e})")).await)
+        let exited = process.exited();
+        tokio::select! {
+            handshake = tokio::time::timeout_at(deadline, client_config().serve(pipes)) => {
+                match handshake {
+                    Ok(Ok(client)) => Ok(Session {
+                        client,
+                        process,
+                        server,
+                        timeout,
+                    }),
+                    Ok(Err(e)) => {
+                        Err(fail(process, &server, &format!("failed the MCP handshake ({e})")).await)
+                    }
+                    Err(_) => {
+                        let what = format!("did not answer `initialize` within {}", secs(timeout));
+                        Err(fail(process, &server, &what).await)
+                    }
+                }
             }
-            Err(_) => {
-                let what = format!("did not answer `initialize` within {}", secs(timeout));
-                Err(fail(process, &server, &what).await)
-            }
+            // Its pipes may stay open after it exits (a grandchild holds them): the exit
+            // itself ends the wait.
+            _ = exited => Err(fail(process, &server, "exited before the MCP handshake").await),
         }
     }
 
@@ -168,9 +176,19 @@ impl Session {
 
     /// `tools/list`, following every page.
     pub async fn list_tools(&mut self) -> Result<LiveTools, ServerError> {
-        let listing = tokio::time::timeout(self.timeout, self.client.peer().list_all_tools()).await;
+        let listing = tokio::select! {
+            listing = tokio::time::timeout(self.timeout, self.client.peer().list_all_tools()) => listing,
+            _ = self.process.exited() => {
+                return Err(self.error("exited before answering `tools/list`").await);
+            }
+        };
         let tools = match listing {
             Ok(Ok(tools)) => tools,
+            Ok(Err(rmcp::ServiceError::UnexpectedResponse)) => {
+                let what = "answered `tools/list` with something that is not a list of tools \
+                    (each needs a name and an inputSchema object)";
+                return Err(self.error(what).await);
+            }
             Ok(Err(e)) => return Err(self.error(&format!("failed `tools/list` ({e})")).await),
             Err(_) => {
                 let what = format!("did not answer `tools/list` within {}", secs(self.timeout));
@@ -196,7 +214,14 @@ impl Session {
         timeout: Duration,
     ) -> Outcome {
         let params = CallToolRequestParams::new(name.to_string()).with_arguments(arguments);
-        match tokio::time::timeout(timeout, self.client.peer().call_tool(params)).await {
+        let answer = tokio::select! {
+            answer = tokio::time::timeout(timeout, self.client.peer().call_tool(params)) => answer,
+            status = self.process.exited() => {
+                let text = self.evidence(&format!("the server exited{}", exit_words(status))).await;
+                return Outcome::failed(Status::Crashed, text);
+            }
+        };
+        match answer {
             Ok(Ok(result)) => {
                 let value = serde_json::to_value(result).unwrap_or(Value::Null);
                 let parts = content_parts(&value);
@@ -218,11 +243,7 @@ impl Session {
                 Status::Malformed,
                 "the answer is not a valid tool result".into(),
             ),
-            Ok(Err(e)) => {
-                tokio::time::sleep(STDERR_SETTLE).await;
-                let tail = self.process.stderr_tail(3);
-                Outcome::failed(Status::Crashed, format!("{e}; stderr: {tail}"))
-            }
+            Ok(Err(e)) => Outcome::failed(Status::Crashed, self.evidence(&e.to_string()).await),
             Err(_) => Outcome::failed(
                 Status::Timeout,
                 format!("no answer within {}", secs(timeout)),
@@ -232,7 +253,19 @@ impl Session {
 
     /// The folder `{tmp}` stood for in this run, to keep it out of records.
     pub fn tmp_path(&self) -> Option<&Path> {
-        self.process.tmp_path()
+        Some(self.process.tmp_path())
+    }
+
+    /// What went wrong in a call, with the server's side of it: a cut-off stdout, stderr.
+    async fn evidence(&self, what: &str) -> String {
+        tokio::time::sleep(STDERR_SETTLE).await;
+        let fault = self
+            .process
+            .fault()
+            .map(|f| format!("; it {f}"))
+            .unwrap_or_default();
+        let tail = self.process.stderr_tail(3);
+        format!("{what}{fault}; stderr: {tail}")
     }
 
     async fn error(&mut self, what: &str) -> ServerError {
@@ -252,9 +285,15 @@ impl Session {
 /// The error for a server that misbehaved, with the evidence: exit status, stderr, stray stdout.
 async fn failure(process: &mut ServerProcess, server: &str, what: &str) -> ServerError {
     tokio::time::sleep(STDERR_SETTLE).await;
-    let what = match process.exit_status() {
-        Some(status) => format!("{what}: it exited ({status})"),
-        None => what.to_string(),
+    let what = match (process.exit_status(), what.strip_prefix("exited")) {
+        (Some(status), Some(rest)) => format!("exited ({status}){rest}"),
+        (Some(status), None) => format!("{what}: it exited ({status})"),
+        (None, _) => what.to_string(),
+    };
+    // A cut-off stdout is the cause of the rest.
+    let what = match process.fault() {
+        Some(fault) => format!("{fault}, and {what}"),
+        None => what,
     };
     ServerError::Failed {
         server: server.to_string(),
@@ -268,6 +307,10 @@ async fn fail(mut process: ServerProcess, server: &str, what: &str) -> ServerErr
     let error = failure(&mut process, server, what).await;
     process.kill().await;
     error
+}
+
+fn exit_words(status: Option<std::process::ExitStatus>) -> String {
+    status.map(|s| format!(" ({s})")).unwrap_or_default()
 }
 
 fn secs(d: Duration) -> String {

@@ -6,6 +6,7 @@
 //! from an installed package or an npm spec; [`Workspace::create`] makes it a repository.
 
 mod package;
+mod recover;
 mod repo;
 mod snapshot;
 
@@ -17,6 +18,7 @@ mod repo_tests;
 use std::path::PathBuf;
 
 pub use package::{Source, materialize};
+pub use recover::{EvolveLock, Recovery};
 pub use repo::Workspace;
 
 /// One evolved version: the commit tagged `v<number>`.
@@ -52,6 +54,11 @@ pub enum WorkspaceError {
         #[source]
         source: git2::Error,
     },
+    #[error(
+        "another mcpevol (pid {pid}) is evolving {}; wait for it, or stop it first",
+        root.display()
+    )]
+    Busy { root: PathBuf, pid: u32 },
     #[error("tag `{tag}` already exists in {}", root.display())]
     TagExists { tag: String, root: PathBuf },
     #[error("{path} at `{rev}` is not UTF-8 text")]

@@ -11,7 +11,7 @@ use git2::{
 use super::{Version, WorkspaceError};
 
 const IGNORE_LINE: &str = "node_modules/";
-const IDENTITY: (&str, &str) = ("mcpevol", "mcpevol@localhost");
+pub(super) const IDENTITY: (&str, &str) = ("mcpevol", "mcpevol@localhost");
 /// 2026-01-01T00:00:00Z; version n is committed n hours later.
 const EPOCH: i64 = 1_767_225_600;
 
@@ -108,6 +108,7 @@ impl Workspace {
             .map_err(fail())?;
         index.update_all(["*"], None).map_err(fail())?;
         index.write().map_err(fail())?;
+        crate::crashpoint::here("index-written");
         let tree = self
             .repo
             .find_tree(index.write_tree().map_err(fail())?)
@@ -125,6 +126,8 @@ impl Workspace {
             .repo
             .commit(Some("HEAD"), &sig, &sig, &message, &tree, &parents)
             .map_err(fail())?;
+        // Killed here, HEAD is a whole version without its tag: recovery tags it.
+        crate::crashpoint::here("committed");
         let object = self
             .repo
             .find_object(oid, Some(ObjectType::Commit))
@@ -292,7 +295,7 @@ impl Workspace {
         Ok(out)
     }
 
-    fn commit(&self, rev: &str) -> Result<Commit<'_>, WorkspaceError> {
+    pub(super) fn commit(&self, rev: &str) -> Result<Commit<'_>, WorkspaceError> {
         let err = |source| WorkspaceError::Revision {
             rev: rev.to_string(),
             root: self.root.clone(),
@@ -304,7 +307,7 @@ impl Workspace {
             .map_err(err)
     }
 
-    fn git(&self, action: &str) -> impl FnOnce(git2::Error) -> WorkspaceError + use<> {
+    pub(super) fn git(&self, action: &str) -> impl FnOnce(git2::Error) -> WorkspaceError + use<> {
         git(&self.root, action)
     }
 

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod rounds;
 pub mod stub;
 
 pub fn repo() -> PathBuf {
@@ -51,4 +52,62 @@ pub fn bin() -> PathBuf {
 
 pub fn name_of(path: &Path) -> String {
     path.file_name().unwrap().to_string_lossy().into_owned()
+}
+
+/// A digest of everything under `dir` (paths, kinds, file bytes, link targets), links not
+/// followed: equal digests mean the folder is byte-for-byte unchanged.
+pub fn tree_digest(dir: &Path) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    let walk = walkdir::WalkDir::new(dir)
+        .follow_links(false)
+        .sort_by_file_name();
+    for entry in walk {
+        let entry = entry.expect("the folder can be walked");
+        entry.path().hash(&mut hasher);
+        let kind = entry.file_type();
+        if kind.is_symlink() {
+            std::fs::read_link(entry.path()).unwrap().hash(&mut hasher);
+        } else if kind.is_file() {
+            std::fs::read(entry.path()).unwrap().hash(&mut hasher);
+        } else {
+            "dir".hash(&mut hasher);
+        }
+    }
+    hasher.finish()
+}
+
+/// Live processes (not zombies) whose environment holds `var=marker`: a server and everything
+/// it started, whatever their process group.
+pub fn marked_processes(var: &str, marker: &str) -> Vec<String> {
+    let needle = format!("{var}={marker}");
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let pid = entry.file_name().to_string_lossy().into_owned();
+        if !pid.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let zombie =
+            std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| s.contains(") Z "));
+        let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+        if !zombie && environ.split(|b| *b == 0).any(|v| v == needle.as_bytes()) {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// `git ARGS` in `dir`, which must succeed.
+pub fn git(dir: &Path, args: &[&str]) -> std::process::Output {
+    let out = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
 }
