@@ -91,7 +91,11 @@ fn replies_that_edit_outside_the_workspace_sources_are_refused_and_fed_back_and_
     let mut opts = options(llm(&stub, Duration::from_secs(30)), 1, &[&op]);
     opts.max_attempts = attacks.len() as u32 + 1;
     let rounds = evolve_with(&work, &opts);
-    assert_eq!(rounds[0].status, mcpevol::evolve::RoundStatus::Committed, "{rounds:?}");
+    assert_eq!(
+        rounds[0].status,
+        mcpevol::evolve::RoundStatus::Committed,
+        "{rounds:?}"
+    );
 
     let ws = Workspace::open(&work).unwrap();
     let record = record::read_round(&ws, "v1").unwrap().unwrap();

@@ -89,7 +89,9 @@ fn every_real_server_reaches_v5_with_the_rules_backend() {
                 println!("{id:<22} {}", rounds.join(", "));
                 let ws = Workspace::open(&scratch.path().join(id)).unwrap();
                 let tags: Vec<String> = ws.versions().unwrap().into_iter().map(|v| v.tag).collect();
-                if tags.len() != 6 || rounds.iter().any(|r| !r.contains("committed")) {
+                // Failed tries are allowed (they are rolled back, recorded and retried); the
+                // server must still reach v5.
+                if tags.len() != 6 {
                     failures.push(format!("{id}: {rounds:?}"));
                 }
                 if !ws.dirty_paths().unwrap().is_empty() {

@@ -4,6 +4,7 @@
 mod common;
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use mcpevol::check::{Before, check_files};
 use mcpevol::edit::{self, Hunk};
@@ -102,6 +103,14 @@ fn an_edit_that_breaks_the_bundle_is_still_rejected_with_the_place_it_broke() {
         search: "\"A LaTeX fraction of two terms\",".into(),
         replace: "\"A LaTeX fraction of two terms\" +,".into(),
     };
+    // Edits apply only to files git tracks: commit the bundle first.
+    let repo = git2::Repository::init(root).unwrap();
+    let mut index = repo.index().unwrap();
+    index.add_path(Path::new(file)).unwrap();
+    let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
+    let who = git2::Signature::now("test", "test@localhost").unwrap();
+    repo.commit(Some("HEAD"), &who, &who, "bundle", &tree, &[])
+        .unwrap();
     let before = Before::read(root, [file]);
     let changed = edit::apply(root, &[hunk]).unwrap();
     let err = check_files(root, &changed, &before)

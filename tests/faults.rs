@@ -361,7 +361,11 @@ fn a_model_that_writes_each_fault_into_the_server_gets_each_cause_back_and_the_w
     let rounds = rt
         .block_on(mcpevol::evolve::evolve(&work, &opts, |_| {}))
         .unwrap();
-    assert_eq!(rounds[0].status, mcpevol::evolve::RoundStatus::Committed, "{rounds:?}");
+    assert_eq!(
+        rounds[0].status,
+        mcpevol::evolve::RoundStatus::Committed,
+        "{rounds:?}"
+    );
 
     let ws = mcpevol::workspace::Workspace::open(&work).unwrap();
     let record = mcpevol::record::read_round(&ws, "v1").unwrap().unwrap();

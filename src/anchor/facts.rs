@@ -249,6 +249,13 @@ impl<'t> Reader<'_, 't> {
             Some(HandlerRef::At(span(node, self.rel)))
         } else if node.kind() == "identifier" {
             Some(HandlerRef::Named(text(node, self.src).to_string()))
+        } else if node.kind() == "call_expression" {
+            // A wrapped handler (`withAuth(async (args) => ...)`, or the wrappers mcpevol
+            // itself writes): the function passed last is the handler.
+            let last = node
+                .child_by_field_name("arguments")
+                .and_then(|a| a.named_child(a.named_child_count().checked_sub(1)?))?;
+            is_function(last).then(|| HandlerRef::At(span(unwrap(last), self.rel)))
         } else {
             None
         }

@@ -86,7 +86,9 @@ pub fn wrap(e: &mut Edits, root: &Path, tool: &Tool, around: &Around) -> Result<
         )
     } else {
         (
-            format!("((handler) => async function (...callArgs) {{\n{input}{before}let result = await handler.apply(this, callArgs);\n{after}return result;\n}})(\n"),
+            format!(
+                "((handler) => async function (...callArgs) {{\n{input}{before}let result = await handler.apply(this, callArgs);\n{after}return result;\n}})(\n"
+            ),
             ")".to_string(),
         )
     };

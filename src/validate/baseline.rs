@@ -111,7 +111,7 @@ impl Baseline {
         );
         let (first, unknown) = a?;
         let (second, _) = b?;
-        let calls = first
+        let calls: BTreeMap<String, Observation> = first
             .into_iter()
             .map(|(name, (arguments, outcome))| {
                 let parts = normalized_parts(&outcome);
@@ -128,6 +128,18 @@ impl Baseline {
                 (name, observation)
             })
             .collect();
+        // A server that answers its own tools as it answers a name it never had (say every
+        // call fails before dispatch) gives no way to tell an unknown tool by its answer.
+        let unknown = unknown.filter(|shape| {
+            !calls.iter().any(|(name, seen)| {
+                let answer = Outcome {
+                    status: seen.status,
+                    text: seen.text(),
+                    parts: Vec::new(),
+                };
+                shape.matches(&answer, name)
+            })
+        });
         Ok(Baseline { calls, unknown })
     }
 }

@@ -77,8 +77,10 @@ pub fn is_protocol_error(status: Status) -> bool {
     matches!(status, Status::RpcError | Status::Malformed)
 }
 
-/// A tool's answer quoted on one line: a failure's cause stays one line in every report.
+/// A tool's answer quoted on one line (a failure's cause stays one line in every report) and
+/// normalised (no timestamp or temporary path, so that the same seed gives the same record).
 pub fn quote(text: &str) -> String {
+    let text = super::normalize::normalize(text);
     let line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
     let mut short: String = line.chars().take(QUOTED).collect();
     if line.chars().count() > QUOTED {
@@ -99,10 +101,8 @@ pub fn hard_failure(
             "the server crashed: {}",
             quote(&outcome.text)
         ))),
-        Status::Timeout => Some(Judged::failed(format!(
-            "no answer: {}",
-            quote(&outcome.text)
-        ))),
+        // The session's own words ("no answer within 10s"), not the tool's.
+        Status::Timeout => Some(Judged::failed(outcome.text.clone())),
         _ if unknown.is_some_and(|u| u.matches(outcome, name)) => Some(Judged::failed(format!(
             "the server does not know the tool it lists: {}",
             quote(&outcome.text)

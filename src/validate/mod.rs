@@ -214,7 +214,7 @@ fn result(
         verdict: judged.verdict,
         compared: judged.compared,
         enforced: None,
-        reason: judged.reason.map(|r| normalize::normalize(&r)),
+        reason: judged.reason,
         differed: judged.differed,
     }
 }

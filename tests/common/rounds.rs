@@ -107,7 +107,11 @@ pub fn tests_reply(record: &RoundRecord) -> String {
         .filter(|t| matches!(t.status, Status::Ok | Status::ToolError))
         .take(3)
         .map(|t| {
-            let expect = if t.status == Status::Ok { "success" } else { "error" };
+            let expect = if t.status == Status::Ok {
+                "success"
+            } else {
+                "error"
+            };
             serde_json::json!({"tool": t.tool, "arguments": t.arguments, "expect": expect})
         })
         .collect();
@@ -139,7 +143,11 @@ pub fn rules_rounds(
     let work = dir.join("rules");
     init_at(source, &work, launch);
     let out = evolve_with(&work, &options(Backend::Rules, rounds, &[]));
-    assert!(out.iter().all(|r| r.status == mcpevol::evolve::RoundStatus::Committed), "{out:?}");
+    assert!(
+        out.iter()
+            .all(|r| r.status == mcpevol::evolve::RoundStatus::Committed),
+        "{out:?}"
+    );
     let ws = Workspace::open(&work).unwrap();
     (1..=rounds)
         .map(|k| record::read_round(&ws, &format!("v{k}")).unwrap().unwrap())
