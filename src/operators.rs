@@ -11,9 +11,11 @@ use crate::contract::Contract;
 use crate::prompt::{self, PromptError, Prompts};
 
 mod check;
+mod id;
 mod template;
 
 pub use check::{CheckProblem, check_path};
+pub use id::{Builtin, OperatorId};
 pub use template::template;
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Hash)]
@@ -58,6 +60,11 @@ pub struct Operator {
 }
 
 impl Operator {
+    /// The built-in operator this file defines, if it is one.
+    pub fn builtin(&self) -> Option<Builtin> {
+        Builtin::parse(&self.id)
+    }
+
     /// The mutation prompt: the `## Prompt` template filled with `values`, its `{{examples}}`,
     /// `{{function}}` and `{{instructions}}` with the file's own sections (themselves filled
     /// with `values`). `operator_id`, `operator_name` and `contract` default to this operator's.

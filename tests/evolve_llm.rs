@@ -146,7 +146,8 @@ fn a_reply_that_breaks_the_operator_contract_is_rejected_with_the_schema_change_
         seed: 1,
         avoid: &[],
     };
-    let removal = mcpevol::mutate::rules::propose("O3", &ctx).unwrap();
+    let removal =
+        mcpevol::mutate::rules::propose(mcpevol::operators::Builtin::ToolRemoval, &ctx).unwrap();
     let target = removal.targets[0].clone();
     let stub = StubServer::start(vec![
         Scripted::reply(selection("O9", &[target])),

@@ -100,7 +100,10 @@ impl Round<'_> {
                 avoid: &avoid,
             };
             let started = std::time::Instant::now();
-            let proposal = rules::propose(&op.id, &ctx);
+            let proposal = match op.builtin() {
+                Some(b) => rules::propose(b, &ctx),
+                None => Err(mutate::MutateError::UnknownOperator(op.id.clone())),
+            };
             add(&self.clock.mutate, started);
             let proposal = match proposal {
                 Ok(p) => p,
@@ -200,7 +203,7 @@ impl Round<'_> {
                 inventory
                     .tools
                     .iter()
-                    .any(|t| rules::applies(&op.id, t, &inventory.tools).is_ok())
+                    .any(|t| fits(op, t, &inventory.tools).is_ok())
             })
             .collect();
         Rng::new(seed).pick(&fitting).copied()
@@ -211,22 +214,13 @@ impl Round<'_> {
         let tools = &inventory.tools;
         self.all_ops
             .iter()
-            .filter(|op| {
-                !tools
-                    .iter()
-                    .any(|t| rules::applies(&op.id, t, tools).is_ok())
-            })
+            .filter(|op| !tools.iter().any(|t| fits(op, t, tools).is_ok()))
             .map(|op| {
-                let why =
-                    tools
-                        .first()
-                        .map_or("the server has no anchored tools".to_string(), |t| {
-                            format!(
-                                "`{}`: {}",
-                                t.name,
-                                rules::applies(&op.id, t, tools).unwrap_err()
-                            )
-                        });
+                let why = tools
+                    .first()
+                    .map_or("the server has no anchored tools".to_string(), |t| {
+                        format!("`{}`: {}", t.name, fits(op, t, tools).unwrap_err())
+                    });
                 (op.id.clone(), why)
             })
             .collect()
@@ -260,5 +254,17 @@ impl Round<'_> {
         add(&self.clock.server, started);
         node_verdict?;
         result
+    }
+}
+
+/// Why the rules cannot apply `op` to `tool`, or Ok; a user's operator has no rules.
+fn fits(
+    op: &Operator,
+    tool: &crate::inventory::Tool,
+    all: &[crate::inventory::Tool],
+) -> Result<(), &'static str> {
+    match op.builtin() {
+        Some(b) => rules::applies(b, tool, all),
+        None => Err("the rules backend implements only the built-in operators"),
     }
 }

@@ -8,39 +8,51 @@ use super::edits::{Edits, append_entry, indent_at, item_range, js_string, statem
 use super::words::{self, VARIANTS};
 use super::{Context, MutateError, Proposal, Rng, unroute, wrap};
 use crate::inventory::{DispatchSite, ParamSite, Span, Tool};
+use crate::operators::Builtin::{self, *};
 use crate::validate::Effect;
 
-/// Operator ids the rules backend implements, in order.
-pub const OPERATORS: &[&str] = &[
-    "O1", "O2", "O3", "O4", "O5", "O6", "O7", "O8", "O9", "O10", "O11",
-];
+/// The operators the rules backend implements: every built-in one.
+pub const OPERATORS: [Builtin; 11] = Builtin::ALL;
 
 /// Why `op` cannot change `tool`, or Ok when it can.
-pub fn applies(op: &str, tool: &Tool, all: &[Tool]) -> Result<(), &'static str> {
+pub fn applies(op: Builtin, tool: &Tool, all: &[Tool]) -> Result<(), &'static str> {
     let s = &tool.sites;
     let schema = s.schema.as_ref();
     let can_describe = s.description.is_some();
-    if matches!(op, "O5" | "O6" | "O7" | "O8" | "O10" | "O11") && shares_schema(tool, all) {
+    if matches!(
+        op,
+        FlexibleExpansion
+            | ConstraintMutation
+            | ParameterPruning
+            | InterfaceRefactoring
+            | ParameterDescriptionUpdate
+            | JointDescriptionUpdate
+    ) && shares_schema(tool, all)
+    {
         return Err("its schema object also defines another tool, which would change too");
     }
-    if matches!(op, "O6" | "O10" | "O11") && s.opaque_params {
+    if matches!(
+        op,
+        ConstraintMutation | ParameterDescriptionUpdate | JointDescriptionUpdate
+    ) && s.opaque_params
+    {
         return Err("the running server does not show its parameters' descriptions or constraints");
     }
     match op {
-        "O1" | "O4" => {
+        ToolAddition | ToolIntegration => {
             copyable(tool)?;
-            if op == "O4" && !can_describe {
+            if op == ToolIntegration && !can_describe {
                 return Err("its description is not a literal in the definition");
             }
             Ok(())
         }
-        "O2" => {
+        ToolReplacement => {
             if s.name.is_none() {
                 return Err("its name is not written in its definition");
             }
             Ok(())
         }
-        "O3" => {
+        ToolRemoval => {
             if s.registration.is_none() {
                 return Err("no registration site to remove was found");
             }
@@ -49,7 +61,7 @@ pub fn applies(op: &str, tool: &Tool, all: &[Tool]) -> Result<(), &'static str> 
             }
             Ok(())
         }
-        "O5" => {
+        FlexibleExpansion => {
             if tool.handler.is_none() {
                 return Err("its handler was not found, so a new parameter could not act");
             }
@@ -62,28 +74,27 @@ pub fn applies(op: &str, tool: &Tool, all: &[Tool]) -> Result<(), &'static str> 
                 None => Err("its input schema is not written out literally"),
             }
         }
-        "O6" => constrainable(tool).map(|_| ()),
-        "O7" => optional_params(tool)
+        ConstraintMutation => constrainable(tool).map(|_| ()),
+        ParameterPruning => optional_params(tool)
             .first()
             .map(|_| ())
             .ok_or("it has no optional parameter to remove"),
-        "O8" => {
+        InterfaceRefactoring => {
             if !can_describe {
                 return Err("its description is not a literal in the definition");
             }
-            applies("O5", tool, all).or_else(|_| applies("O7", tool, all))
+            applies(FlexibleExpansion, tool, all).or_else(|_| applies(ParameterPruning, tool, all))
         }
-        "O9" => can_describe
+        ToolDescriptionUpdate => can_describe
             .then_some(())
             .ok_or("its description is not a literal in the definition"),
-        "O10" => describable_param(tool).map(|_| ()),
-        "O11" => {
+        ParameterDescriptionUpdate => describable_param(tool).map(|_| ()),
+        JointDescriptionUpdate => {
             if !can_describe {
                 return Err("its description is not a literal in the definition");
             }
             describable_param(tool).map(|_| ())
         }
-        _ => Err("the rules backend does not implement this operator"),
     }
 }
 
@@ -190,10 +201,7 @@ fn fresh_params(tool: &Tool) -> Vec<&'static NewParam> {
 }
 
 /// Proposes the edits of operator `op` on one tool chosen by the seed among those it applies to.
-pub fn propose(op: &str, ctx: &Context) -> Result<Proposal, MutateError> {
-    if !OPERATORS.contains(&op) {
-        return Err(MutateError::UnknownOperator(op.to_string()));
-    }
+pub fn propose(op: Builtin, ctx: &Context) -> Result<Proposal, MutateError> {
     let tools = &ctx.inventory.tools;
     let fitting: Vec<&Tool> = tools
         .iter()
@@ -204,7 +212,7 @@ pub fn propose(op: &str, ctx: &Context) -> Result<Proposal, MutateError> {
     let Some(tool) = rng.pick(&fitting).copied() else {
         if !ctx.avoid.is_empty() && tools.iter().any(|t| applies(op, t, tools).is_ok()) {
             return Err(MutateError::NotApplicable {
-                operator: op.to_string(),
+                operator: op.id().to_string(),
                 why: format!(
                     "every tool it fits failed an earlier attempt this round ({})",
                     ctx.avoid.join(", ")
@@ -221,7 +229,7 @@ pub fn propose(op: &str, ctx: &Context) -> Result<Proposal, MutateError> {
                 )
             });
         return Err(MutateError::NotApplicable {
-            operator: op.to_string(),
+            operator: op.id().to_string(),
             why,
         });
     };
@@ -242,7 +250,7 @@ pub fn propose(op: &str, ctx: &Context) -> Result<Proposal, MutateError> {
         ..
     } = r;
     Ok(Proposal {
-        operator: op.to_string(),
+        operator: op.id().to_string(),
         targets,
         added,
         summary,
@@ -262,14 +270,14 @@ struct Round<'a> {
 }
 
 impl Round<'_> {
-    fn apply(&mut self, op: &str, tool: &Tool, all: &[Tool]) -> Result<String, MutateError> {
+    fn apply(&mut self, op: Builtin, tool: &Tool, all: &[Tool]) -> Result<String, MutateError> {
         let name = &tool.name;
         Ok(match op {
-            "O1" => {
+            ToolAddition => {
                 let new = self.add_copy(tool)?;
                 format!("Tool Addition: added `{new}`, an alias that behaves as `{name}`")
             }
-            "O2" => {
+            ToolReplacement => {
                 let new = words::join(name, "v2");
                 self.rename(tool, &new)?;
                 if tool.sites.description.is_some() {
@@ -279,12 +287,12 @@ impl Round<'_> {
                 self.added.push(new.clone());
                 format!("Tool Replacement: `{name}` is replaced by `{new}`")
             }
-            "O3" => {
+            ToolRemoval => {
                 self.remove(tool)?;
                 unroute::remove_dispatch(&mut self.e, self.root, tool)?;
                 format!("Tool Removal: removed `{name}`, its registration and its routing")
             }
-            "O4" => {
+            ToolIntegration => {
                 let new = self.add_copy(tool)?;
                 let old = tool
                     .description
@@ -299,12 +307,12 @@ impl Round<'_> {
                     "Tool Integration: added `{new}` beside `{name}` and pointed one at the other"
                 )
             }
-            "O5" => {
+            FlexibleExpansion => {
                 let count = 1 + self.rng.below(2);
                 let added = self.add_params(tool, count)?;
                 format!("Flexible Expansion: `{name}` takes new optional parameter(s) {added}")
             }
-            "O6" => {
+            ConstraintMutation => {
                 let (site, bound) = constrainable(tool).expect("applies() checked");
                 let enforced = self.constrain(tool, site, bound)?;
                 format!(
@@ -318,13 +326,13 @@ impl Round<'_> {
                     }
                 )
             }
-            "O7" => {
+            ParameterPruning => {
                 let param = self.prune(tool)?;
                 format!("Parameter Pruning: removed optional parameter `{param}` from `{name}`")
             }
-            "O8" => {
+            InterfaceRefactoring => {
                 let mut after = tool.clone();
-                let change = if applies("O5", tool, all).is_ok() {
+                let change = if applies(FlexibleExpansion, tool, all).is_ok() {
                     let added = self.add_params(tool, 1)?;
                     let names: Vec<String> = self
                         .effects
@@ -352,18 +360,18 @@ impl Round<'_> {
                 self.describe(tool, &text)?;
                 format!("Interface Refactoring: `{name}` {change}, with its description updated")
             }
-            "O9" => {
+            ToolDescriptionUpdate => {
                 let text = words::tool_description(tool, self.rng.below(3));
                 self.describe(tool, &text)?;
                 format!("Tool Description Update: rewrote the description of `{name}`")
             }
-            "O10" => {
+            ParameterDescriptionUpdate => {
                 let param = self.param_describe(tool)?;
                 format!(
                     "Parameter Description Update: rewrote the description of `{name}`.`{param}`"
                 )
             }
-            "O11" => {
+            JointDescriptionUpdate => {
                 let text = words::tool_description(tool, self.rng.below(3));
                 self.describe(tool, &text)?;
                 let param = self.param_describe(tool)?;
@@ -371,7 +379,6 @@ impl Round<'_> {
                     "Joint Description Update: rewrote the descriptions of `{name}` and `{name}`.`{param}`"
                 )
             }
-            other => return Err(MutateError::UnknownOperator(other.to_string())),
         })
     }
 
@@ -642,7 +649,7 @@ impl Round<'_> {
     ) -> Result<bool, MutateError> {
         let json = tool.sites.schema.as_ref().is_some_and(|s| s.json);
         if json {
-            self.insert_into_property(site, "O6", &format!(" {},", bound.json()))?;
+            self.insert_into_property(site, ConstraintMutation, &format!(" {},", bound.json()))?;
         } else {
             let base = site.base.as_ref().expect("constrainable() checked");
             self.e
@@ -663,13 +670,13 @@ impl Round<'_> {
     fn insert_into_property(
         &mut self,
         site: &ParamSite,
-        operator: &str,
+        operator: Builtin,
         entry: &str,
     ) -> Result<(), MutateError> {
         let value = self.e.slice(self.root, &site.value)?;
         if !value.starts_with('{') {
             return Err(MutateError::NotApplicable {
-                operator: operator.into(),
+                operator: operator.id().into(),
                 why: format!("`{}` is not an object literal", site.name),
             });
         }
@@ -697,9 +704,11 @@ impl Round<'_> {
                 site.value.bytes.1,
                 format!(".describe({text})"),
             )?,
-            (None, true) => {
-                self.insert_into_property(site, "O10", &format!(" description: {text},"))?
-            }
+            (None, true) => self.insert_into_property(
+                site,
+                ParameterDescriptionUpdate,
+                &format!(" description: {text},"),
+            )?,
         }
         Ok(site.name.clone())
     }
