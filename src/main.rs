@@ -311,10 +311,12 @@ fn run(cli: Cli) -> Result<()> {
                     let mut config = LlmConfig::from_env(model, base_url);
                     config.timeout = seconds(request_timeout)?;
                     let model = config.model.clone();
+                    let provider = config.provider();
                     let client = LlmClient::new(config).context("cannot set up the LLM client")?;
                     evolve::Backend::Llm {
                         chat: std::sync::Arc::new(client),
                         model,
+                        provider,
                     }
                 }
                 ("replay", Some(from)) => evolve::Backend::Replay {

@@ -63,6 +63,9 @@ pub enum CandidateKind {
     Builder,
 }
 
+/// Wrapper calls looked through to find a wrapped handler function.
+const MAX_WRAPPERS: usize = 16;
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum HandlerRef {
     At(Span),
@@ -252,10 +255,22 @@ impl<'t> Reader<'_, 't> {
         } else if node.kind() == "call_expression" {
             // A wrapped handler (`withAuth(async (args) => ...)`, or the wrappers mcpevol
             // itself writes): the function passed last is the handler.
-            let last = node
-                .child_by_field_name("arguments")
-                .and_then(|a| a.named_child(a.named_child_count().checked_sub(1)?))?;
-            is_function(last).then(|| HandlerRef::At(span(unwrap(last), self.rel)))
+            // Wrappers may be nested, one per evolution round that wrapped the handler.
+            let mut call = node;
+            for _ in 0..MAX_WRAPPERS {
+                let last = call
+                    .child_by_field_name("arguments")
+                    .and_then(|a| a.named_child(a.named_child_count().checked_sub(1)?))?;
+                let last = unwrap(last);
+                if is_function(last) {
+                    return Some(HandlerRef::At(span(last, self.rel)));
+                }
+                if last.kind() != "call_expression" {
+                    return None;
+                }
+                call = last;
+            }
+            None
         } else {
             None
         }

@@ -49,6 +49,8 @@ pub enum Backend {
     Llm {
         chat: std::sync::Arc<dyn crate::llm::Chat>,
         model: String,
+        /// Who serves the model (`LlmConfig::provider`): what records name as the backend.
+        provider: String,
     },
     /// Recorded exchanges, replayed round by round: no network, and the same commits as the
     /// evolution that recorded them.
@@ -120,10 +122,11 @@ impl std::fmt::Display for ReplaySource {
 }
 
 impl Backend {
-    pub fn name(&self) -> &'static str {
+    /// What records name as the backend: `rules`, the model's provider, `replay`, `given`.
+    pub fn name(&self) -> &str {
         match self {
             Backend::Rules => "rules",
-            Backend::Llm { .. } => "openai",
+            Backend::Llm { provider, .. } => provider,
             Backend::Replay { .. } => "replay",
             Backend::Given { .. } => "given",
         }
@@ -322,7 +325,7 @@ pub async fn evolve(
                 .run(forced_op, &previous, &baseline)
                 .await?
                 .map(|(r, t)| (r, t, Vec::new())),
-            Backend::Llm { chat, model } => {
+            Backend::Llm { chat, model, .. } => {
                 round
                     .run_llm(chat.as_ref(), model, forced_op, &previous, &baseline)
                     .await?

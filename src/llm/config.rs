@@ -29,6 +29,22 @@ pub struct LlmConfig {
 }
 
 impl LlmConfig {
+    /// Who serves the model, as records name it: `openai` for OpenAI's own endpoint, else the
+    /// endpoint's host (`openrouter.ai`, `localhost:11434`), so that rounds made through
+    /// different providers are told apart.
+    pub fn provider(&self) -> String {
+        if self.base_url.trim_end_matches('/') == DEFAULT_BASE_URL {
+            return "openai".to_string();
+        }
+        let rest = self
+            .base_url
+            .split_once("://")
+            .map_or(self.base_url.as_str(), |(_, r)| r);
+        let host = rest.split('/').next().unwrap_or(rest);
+        let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
+        if host.is_empty() { "unknown".to_string() } else { host.to_string() }
+    }
+
     /// The configuration for `model` at `base_url` (the command-line flags), falling back on
     /// `OPENAI_BASE_URL` and the defaults; the key comes from `OPENAI_API_KEY` only, so that it
     /// never sits in a command line or a shell history.
@@ -90,5 +106,22 @@ impl fmt::Debug for LlmConfig {
             .field("timeout", &self.timeout)
             .field("max_retries", &self.max_retries)
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod provider_tests {
+    use super::*;
+
+    #[test]
+    fn the_provider_is_openai_for_its_endpoint_and_the_host_for_any_other() {
+        let at = |url: &str| LlmConfig {
+            base_url: url.into(),
+            ..LlmConfig::default()
+        }
+        .provider();
+        assert_eq!(at("https://api.openai.com/v1"), "openai");
+        assert_eq!(at("https://openrouter.ai/api/v1"), "openrouter.ai");
+        assert_eq!(at("http://user:pw@localhost:11434/v1"), "localhost:11434");
     }
 }

@@ -58,9 +58,11 @@ pub fn llm(stub: &StubServer, timeout: Duration) -> Backend {
         ..LlmConfig::default()
     };
     let model = config.model.clone();
+    let provider = config.provider();
     Backend::Llm {
         chat: Arc::new(LlmClient::new(config).unwrap()),
         model,
+        provider,
     }
 }
 
