@@ -174,7 +174,7 @@ impl Contract {
 }
 
 /// Checks one round's schema changes against a contract; every violation is one sentence.
-pub fn check(
+pub fn verify(
     contract: &Contract,
     changes: &[SchemaChange],
     targets: &[String],

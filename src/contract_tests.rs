@@ -41,7 +41,7 @@ fn a_change_of_a_kind_not_allowed_is_named_in_a_sentence() {
             Some(true),
         ),
     ];
-    let why = check(&c, &changes, &targets(&["get_forecast"])).unwrap_err();
+    let why = verify(&c, &changes, &targets(&["get_forecast"])).unwrap_err();
     assert_eq!(
         why,
         [
@@ -52,12 +52,12 @@ fn a_change_of_a_kind_not_allowed_is_named_in_a_sentence() {
 
 #[test]
 fn an_empty_round_fails_a_contract_that_requires_changes() {
-    let why = check(&contract(EXPANSION), &[], &[]).unwrap_err();
+    let why = verify(&contract(EXPANSION), &[], &[]).unwrap_err();
     assert_eq!(
         why,
         ["no change at all, but this operator requires 1 to 3 param-added"]
     );
-    assert!(check(&Contract::default(), &[], &[]).is_ok());
+    assert!(verify(&Contract::default(), &[], &[]).is_ok());
 }
 
 #[test]
@@ -74,7 +74,7 @@ fn counts_tools_and_optionality_are_all_enforced() {
             )
         })
         .collect();
-    let why = check(&c, &changes, &targets(&["t", "other"])).unwrap_err();
+    let why = verify(&c, &changes, &targets(&["t", "other"])).unwrap_err();
     assert_eq!(why.len(), 3, "{why:#?}");
     assert!(why[0].starts_with("expected 1 to 3 param-added, found 4 (tool `t`: param-added `a`;"));
     assert_eq!(
@@ -94,7 +94,7 @@ fn changes_to_tools_outside_the_targets_are_rejected_except_added_tools() {
         change(ChangeKind::ToolAdded, "new_tool", None, None),
         change(ChangeKind::ToolDescriptionChanged, "bystander", None, None),
     ];
-    let why = check(&c, &changes, &targets(&["t"])).unwrap_err();
+    let why = verify(&c, &changes, &targets(&["t"])).unwrap_err();
     assert_eq!(
         why,
         [
@@ -105,7 +105,7 @@ fn changes_to_tools_outside_the_targets_are_rejected_except_added_tools() {
         targets_only: false,
         ..Contract::default()
     };
-    assert!(check(&relaxed, &changes, &[]).is_ok());
+    assert!(verify(&relaxed, &changes, &[]).is_ok());
 }
 
 #[test]
@@ -120,10 +120,10 @@ fn require_any_holds_when_one_group_holds_in_full() {
         change(ChangeKind::ToolAdded, "new", None, None),
         change(ChangeKind::ToolRemoved, "old", None, None),
     ];
-    assert!(check(&c, &rename, &t).is_ok());
-    assert!(check(&c, &swap, &t).is_ok());
+    assert!(verify(&c, &rename, &t).is_ok());
+    assert!(verify(&c, &swap, &t).is_ok());
     let half = [change(ChangeKind::ToolRemoved, "old", None, None)];
-    let why = check(&c, &half, &t).unwrap_err();
+    let why = verify(&c, &half, &t).unwrap_err();
     assert_eq!(
         why,
         [

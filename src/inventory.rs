@@ -100,7 +100,7 @@ pub struct Sites {
     /// The name expression in the definition: a string literal or the constant that holds it.
     pub name: Option<Span>,
     /// The name expressions where calls are routed (case labels, compared operands, map keys).
-    pub dispatch: Vec<Dispatch>,
+    pub routes: Vec<Route>,
     /// What to delete to unregister the tool: a registration statement, an array element, a pair.
     pub registration: Option<Span>,
     /// The description expression in the definition.
@@ -120,8 +120,8 @@ pub struct Sites {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Dispatch {
-    pub kind: DispatchSite,
+pub struct Route {
+    pub kind: RouteKind,
     /// The name expression itself (`"echo"` in `case "echo":`).
     pub label: Span,
     /// The whole routing construct: the case clause, the comparison, the map entry.
@@ -129,7 +129,7 @@ pub struct Dispatch {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DispatchSite {
+pub enum RouteKind {
     Case,
     Compare,
     MapEntry,

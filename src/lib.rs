@@ -5,7 +5,6 @@
 
 pub mod anchor;
 pub mod catalog;
-pub mod check;
 pub mod confine;
 pub mod contract;
 pub mod crashpoint;
@@ -22,5 +21,6 @@ pub mod report;
 pub mod schema;
 pub mod server;
 pub mod survey;
+pub mod syntax_check;
 pub mod validate;
 pub mod workspace;

@@ -10,12 +10,12 @@ use serde::{Deserialize, Serialize};
 use crate::contract::Contract;
 use crate::prompt::{self, PromptError, Prompts};
 
-mod check;
 mod id;
+mod lint;
 mod template;
 
-pub use check::{CheckProblem, check_path};
 pub use id::{Builtin, OperatorId};
+pub use lint::{CheckProblem, check_path};
 pub use template::template;
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Hash)]
@@ -204,7 +204,7 @@ pub fn valid_id(id: &str) -> bool {
 /// Reads one operator file; `file` names it in errors and in [`Operator::file`]. Every problem
 /// of the file is reported, not just the first.
 pub fn parse(text: &str, file: &str) -> Result<Operator, OperatorError> {
-    let read = check::read_operator(text, file);
+    let read = lint::read_operator(text, file);
     match read.op {
         Some(op) if read.problems.is_empty() => Ok(op),
         _ => Err(OperatorError::Invalid(read.problems)),
@@ -215,11 +215,11 @@ pub fn parse(text: &str, file: &str) -> Result<Operator, OperatorError> {
 /// prompts, checked but not returned): numbered ids first by number, then the others by id.
 /// Two files with the same id are an error.
 pub fn load_dir(dir: &Path) -> Result<Vec<Operator>, OperatorError> {
-    let files = check::md_files(dir).map_err(|source| OperatorError::Read {
+    let files = lint::md_files(dir).map_err(|source| OperatorError::Read {
         path: dir.to_path_buf(),
         source,
     })?;
-    let (loaded, problems) = check::gather(&files);
+    let (loaded, problems) = lint::gather(&files);
     if !problems.is_empty() {
         return Err(OperatorError::Invalid(problems));
     }
@@ -234,12 +234,12 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Operator>, OperatorError> {
 pub fn load_all(extra_dirs: &[PathBuf]) -> Result<Vec<Operator>, OperatorError> {
     let mut files = Vec::new();
     for dir in extra_dirs {
-        files.extend(check::md_files(dir).map_err(|source| OperatorError::Read {
+        files.extend(lint::md_files(dir).map_err(|source| OperatorError::Read {
             path: dir.clone(),
             source,
         })?);
     }
-    let (loaded, problems) = check::gather(&files);
+    let (loaded, problems) = lint::gather(&files);
     if !problems.is_empty() {
         return Err(OperatorError::Invalid(problems));
     }
@@ -268,7 +268,7 @@ pub fn load_prompts(extra_dirs: &[PathBuf]) -> Result<Prompts, OperatorError> {
                 path: path.clone(),
                 source,
             })?;
-            let problems = check::read_prompt(kind, &text, &path.display().to_string());
+            let problems = lint::read_prompt(kind, &text, &path.display().to_string());
             if !problems.is_empty() {
                 return Err(OperatorError::Invalid(problems));
             }

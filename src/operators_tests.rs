@@ -1,7 +1,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::*;
-use crate::contract::check;
+use crate::contract::verify;
 use crate::schema::{ChangeKind, ChangeKind::*, SchemaChange};
 
 fn change(
@@ -189,18 +189,18 @@ fn each_contract_accepts_its_own_kind_of_round_and_rejects_another() {
         let (good, bad, targets) = cases(&op.id);
         let targets: Vec<String> = targets.iter().map(|t| t.to_string()).collect();
         assert_eq!(
-            check(&op.contract, &good, &targets),
+            verify(&op.contract, &good, &targets),
             Ok(()),
             "{} should accept {good:#?}",
             op.id
         );
         assert!(
-            check(&op.contract, &bad, &targets).is_err(),
+            verify(&op.contract, &bad, &targets).is_err(),
             "{} should reject {bad:#?}",
             op.id
         );
         assert!(
-            check(&op.contract, &[], &targets).is_err(),
+            verify(&op.contract, &[], &targets).is_err(),
             "{} should reject an empty round",
             op.id
         );
@@ -213,7 +213,7 @@ fn a_rename_satisfies_tool_replacement() {
     let o2 = find(&ops, "O2").unwrap();
     let rename = [tool(ToolRenamed, "get_forecast")];
     assert_eq!(
-        check(&o2.contract, &rename, &["get_forecast".into()]),
+        verify(&o2.contract, &rename, &["get_forecast".into()]),
         Ok(())
     );
 }
@@ -224,7 +224,7 @@ fn flexible_expansion_rejects_a_required_parameter() {
     let mut added = param(ParamAdded, "zone");
     added.required = Some(true);
     assert!(
-        check(
+        verify(
             &find(&ops, "O5").unwrap().contract,
             &[added],
             &["get_forecast".into()]

@@ -6,12 +6,12 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use mcpevol::check::{Before, check_files};
 use mcpevol::edit::{self, Hunk};
 use mcpevol::evolve::{self, Options};
 use mcpevol::init::{InitOptions, init};
 use mcpevol::record;
 use mcpevol::server::DEFAULT_TIMEOUT;
+use mcpevol::syntax_check::{Before, check_files};
 use mcpevol::workspace::Workspace;
 
 fn init_options() -> InitOptions {

@@ -13,7 +13,7 @@ use tree_sitter::{Node, Query, QueryCursor, Tree};
 use super::grammar::{Lang, QueryKind};
 use super::params::{self, Schema, SchemaRef};
 use super::syntax::{self, Expr, arguments, expr, is_function, object_entries, span, text, unwrap};
-use crate::inventory::{self, DispatchSite, Sites, Span};
+use crate::inventory::{self, RouteKind, Sites, Span};
 
 /// Keys that only a tool definition has (prompts have `arguments`, resources `uri`).
 const STRONG_TOOL_KEYS: &[&str] = &[
@@ -112,7 +112,7 @@ pub struct Dispatch {
     /// For a `RefCall`, the other names passed beside the definition: one may be its schema.
     pub beside: Vec<String>,
     /// The label and construct to edit when renaming or adding a tool (not for RefCall).
-    pub site: Option<inventory::Dispatch>,
+    pub site: Option<inventory::Route>,
     /// For a `RefCall`: the statement that registers the tool.
     pub registration: Option<Span>,
 }
@@ -379,8 +379,8 @@ impl<'t> Reader<'_, 't> {
                     handler,
                     on_tool_name: false,
                     beside: Vec::new(),
-                    site: Some(inventory::Dispatch {
-                        kind: DispatchSite::MapEntry,
+                    site: Some(inventory::Route {
+                        kind: RouteKind::MapEntry,
                         label: span(key, self.rel),
                         site: span(entry, self.rel),
                     }),
@@ -458,8 +458,8 @@ impl<'t> Reader<'_, 't> {
                 handler: HandlerRef::At(body),
                 on_tool_name: names_a_tool(subject),
                 beside: Vec::new(),
-                site: Some(inventory::Dispatch {
-                    kind: DispatchSite::Case,
+                site: Some(inventory::Route {
+                    kind: RouteKind::Case,
                     label: span(value, self.rel),
                     site: span(case, self.rel),
                 }),
@@ -482,8 +482,8 @@ impl<'t> Reader<'_, 't> {
                 handler: HandlerRef::At(span(consequence, self.rel)),
                 on_tool_name: names_a_tool(text(subject_side, self.src)),
                 beside: Vec::new(),
-                site: Some(inventory::Dispatch {
-                    kind: DispatchSite::Compare,
+                site: Some(inventory::Route {
+                    kind: RouteKind::Compare,
                     label: span(name_side, self.rel),
                     site: span(compare, self.rel),
                 }),

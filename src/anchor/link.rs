@@ -175,7 +175,7 @@ pub fn link(files: &[(String, FileFacts)], entry_file: Option<&str>) -> Vec<Tool
                             });
                         }
                         sites.registration = sites.registration.or_else(|| d.registration.clone());
-                        sites.dispatch = dispatch_sites(&name, d, &dispatches);
+                        sites.routes = dispatch_sites(&name, d, &dispatches);
                         (dispatch_style(d.kind, file, &span), Some(span))
                     }
                     None => match own {
@@ -284,7 +284,7 @@ fn dispatch_sites(
     name: &str,
     chosen: &Dispatch,
     dispatches: &[(String, &Dispatch)],
-) -> Vec<crate::inventory::Dispatch> {
+) -> Vec<crate::inventory::Route> {
     dispatches
         .iter()
         .filter(|(n, d)| {

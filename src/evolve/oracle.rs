@@ -114,7 +114,7 @@ impl Round<'_> {
         live: &LiveTools,
         generate: Option<&TestGen<'_>>,
     ) -> Result<(Vec<validate::TestResult>, Vec<GeneratedResult>), String> {
-        contract::check(&op.contract, changes, &proposal.targets).map_err(|violations| {
+        contract::verify(&op.contract, changes, &proposal.targets).map_err(|violations| {
             format!(
                 "the schema change breaks the contract of {}: {}",
                 op.id,

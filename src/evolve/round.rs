@@ -236,12 +236,15 @@ impl Round<'_> {
         generate: Option<&TestGen<'_>>,
     ) -> Attempt {
         let started = std::time::Instant::now();
-        let before =
-            crate::check::Before::read(self.root, proposal.hunks.iter().map(|h| h.file.as_str()));
+        let before = crate::syntax_check::Before::read(
+            self.root,
+            proposal.hunks.iter().map(|h| h.file.as_str()),
+        );
         let changed_files = edit::apply(self.root, &proposal.hunks).map_err(|e| e.to_string());
         let checked = changed_files.and_then(|files| {
-            crate::check::check_trees(self.root, &files, &before).map_err(|e| e.to_string())?;
-            crate::check::NodeCheck::spawn(self.root, &files).map_err(|e| e.to_string())
+            crate::syntax_check::check_trees(self.root, &files, &before)
+                .map_err(|e| e.to_string())?;
+            crate::syntax_check::NodeCheck::spawn(self.root, &files).map_err(|e| e.to_string())
         });
         add(&self.clock.check, started);
         let node_check = checked?;

@@ -42,7 +42,11 @@ impl LlmConfig {
             .map_or(self.base_url.as_str(), |(_, r)| r);
         let host = rest.split('/').next().unwrap_or(rest);
         let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
-        if host.is_empty() { "unknown".to_string() } else { host.to_string() }
+        if host.is_empty() {
+            "unknown".to_string()
+        } else {
+            host.to_string()
+        }
     }
 
     /// The configuration for `model` at `base_url` (the command-line flags), falling back on
@@ -115,11 +119,13 @@ mod provider_tests {
 
     #[test]
     fn the_provider_is_openai_for_its_endpoint_and_the_host_for_any_other() {
-        let at = |url: &str| LlmConfig {
-            base_url: url.into(),
-            ..LlmConfig::default()
-        }
-        .provider();
+        let at = |url: &str| {
+            LlmConfig {
+                base_url: url.into(),
+                ..LlmConfig::default()
+            }
+            .provider()
+        };
         assert_eq!(at("https://api.openai.com/v1"), "openai");
         assert_eq!(at("https://openrouter.ai/api/v1"), "openrouter.ai");
         assert_eq!(at("http://user:pw@localhost:11434/v1"), "localhost:11434");

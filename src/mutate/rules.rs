@@ -7,7 +7,7 @@ use super::behaviours::{Bound, NEW_PARAMS, NewParam, around_params};
 use super::edits::{Edits, append_entry, indent_at, item_range, js_string, statement_range};
 use super::words::{self, VARIANTS};
 use super::{Context, MutateError, Proposal, Rng, unroute, wrap};
-use crate::inventory::{DispatchSite, ParamSite, Span, Tool};
+use crate::inventory::{ParamSite, RouteKind, Span, Tool};
 use crate::operators::Builtin::{self, *};
 use crate::validate::Effect;
 
@@ -233,7 +233,7 @@ pub fn propose(op: Builtin, ctx: &Context) -> Result<Proposal, MutateError> {
             why,
         });
     };
-    let mut r = Round {
+    let mut r = Draft {
         root: ctx.root,
         e: Edits::default(),
         rng,
@@ -242,7 +242,7 @@ pub fn propose(op: Builtin, ctx: &Context) -> Result<Proposal, MutateError> {
         effects: Vec::new(),
     };
     let summary = r.apply(op, tool, tools)?;
-    let Round {
+    let Draft {
         e,
         added,
         targets,
@@ -259,7 +259,8 @@ pub fn propose(op: Builtin, ctx: &Context) -> Result<Proposal, MutateError> {
     })
 }
 
-struct Round<'a> {
+/// One proposal being drafted: the edits so far, the seeded choices, and what they add and claim.
+struct Draft<'a> {
     root: &'a Path,
     e: Edits,
     rng: Rng,
@@ -269,7 +270,7 @@ struct Round<'a> {
     effects: Vec<Effect>,
 }
 
-impl Round<'_> {
+impl Draft<'_> {
     fn apply(&mut self, op: Builtin, tool: &Tool, all: &[Tool]) -> Result<String, MutateError> {
         let name = &tool.name;
         Ok(match op {
@@ -411,7 +412,7 @@ impl Round<'_> {
             .as_ref()
             .expect("applies() checked the name site");
         self.e.replace(self.root, name, js_string(new))?;
-        for d in &tool.sites.dispatch {
+        for d in &tool.sites.routes {
             if d.label.bytes != name.bytes || d.label.file != name.file {
                 self.e.replace(self.root, &d.label, js_string(new))?;
             }
@@ -518,9 +519,9 @@ impl Round<'_> {
             )?;
         }
         if !contains(reg, name)
-            || s.dispatch
+            || s.routes
                 .iter()
-                .any(|d| d.kind != DispatchSite::MapEntry || !contains(reg, &d.site))
+                .any(|d| d.kind != RouteKind::MapEntry || !contains(reg, &d.site))
         {
             self.route(tool, &new)?;
         }
@@ -535,10 +536,10 @@ impl Round<'_> {
 
     /// Routes calls for `new` to the handler of `tool`, beside its own name.
     fn route(&mut self, tool: &Tool, new: &str) -> Result<(), MutateError> {
-        for d in &tool.sites.dispatch {
+        for d in &tool.sites.routes {
             let text = self.e.text(self.root, &d.site.file)?.to_string();
             match d.kind {
-                DispatchSite::Case => {
+                RouteKind::Case => {
                     let indent = indent_at(&text, d.site.bytes.0).to_string();
                     self.e.insert(
                         self.root,
@@ -547,7 +548,7 @@ impl Round<'_> {
                         format!("case {}:\n{indent}", js_string(new)),
                     )?;
                 }
-                DispatchSite::Compare => {
+                RouteKind::Compare => {
                     let compare = &text[d.site.bytes.0..d.site.bytes.1];
                     let (a, b) = (
                         d.label.bytes.0 - d.site.bytes.0,
@@ -557,7 +558,7 @@ impl Round<'_> {
                     self.e
                         .replace(self.root, &d.site, format!("({compare} || {other})"))?;
                 }
-                DispatchSite::MapEntry => {
+                RouteKind::MapEntry => {
                     let pair = &text[d.site.bytes.0..d.site.bytes.1];
                     let (a, b) = (
                         d.label.bytes.0 - d.site.bytes.0,

@@ -18,7 +18,7 @@ pub fn snippets(root: &Path, tools: &[&Tool]) -> String {
     for tool in tools {
         let mut spans: Vec<&Span> = vec![&tool.definition];
         spans.extend(tool.handler.as_ref());
-        spans.extend(tool.sites.dispatch.iter().map(|d| &d.site));
+        spans.extend(tool.sites.routes.iter().map(|d| &d.site));
         spans.extend(tool.sites.registration.as_ref());
         spans.extend(tool.sites.schema.as_ref().map(|s| &s.object));
         spans.extend(tool.sites.declaration.as_ref());

@@ -8,12 +8,12 @@ use tree_sitter::Node;
 use super::MutateError;
 use super::edits::{Edits, item_range, statement_range};
 use crate::anchor::grammar::Lang;
-use crate::inventory::{DispatchSite, Span, Tool};
+use crate::inventory::{RouteKind, Span, Tool};
 
 /// Edits that take every routing site of `tool` out.
 pub fn remove_dispatch(e: &mut Edits, root: &Path, tool: &Tool) -> Result<(), MutateError> {
     let registration = tool.sites.registration.as_ref();
-    for d in &tool.sites.dispatch {
+    for d in &tool.sites.routes {
         // A map entry that is itself the registration is gone with it.
         if registration.is_some_and(|r| {
             r.file == d.site.file && r.bytes.0 <= d.site.bytes.0 && d.site.bytes.1 <= r.bytes.1
@@ -22,12 +22,12 @@ pub fn remove_dispatch(e: &mut Edits, root: &Path, tool: &Tool) -> Result<(), Mu
         }
         let text = e.text(root, &d.site.file)?.to_string();
         let (start, end, with) = match d.kind {
-            DispatchSite::MapEntry => {
+            RouteKind::MapEntry => {
                 let (a, b) = item_range(&text, &d.site);
                 (a, b, String::new())
             }
-            DispatchSite::Case => case_cut(root, &text, &d.site, &d.label)?,
-            DispatchSite::Compare => branch_cut(root, &text, &d.site)?,
+            RouteKind::Case => case_cut(root, &text, &d.site, &d.label)?,
+            RouteKind::Compare => branch_cut(root, &text, &d.site)?,
         };
         e.replace(
             root,

@@ -1,0 +1,158 @@
+//! Evolves every server of a catalog (default `servers-npm/servers.toml`) 5 rounds with each of
+//! several seeds and prints, per server and in total: versions reached, rounds committed, tries
+//! that failed and were retried, and the oracle's verdicts (passed, unverifiable).
+//!
+//!     cargo run --release --example seed_sweep -- [CATALOG] [SEED...]
+//!
+//! A measurement, not a test: its numbers are quoted in the issue notes and README.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use mcpevol::catalog::Catalog;
+use mcpevol::evolve::{self, Options, RoundStatus};
+use mcpevol::init::{InitOptions, init};
+use mcpevol::record;
+use mcpevol::server::DEFAULT_TIMEOUT;
+use mcpevol::validate::Tally;
+use mcpevol::workspace::Workspace;
+
+const ROUNDS: u32 = 5;
+/// Servers evolved at once: most of a round is waiting on node.
+const PARALLEL: usize = 3;
+
+#[derive(Default)]
+struct Row {
+    reached: Vec<u32>,
+    committed: usize,
+    failed_tries: usize,
+    tally: Tally,
+    errors: Vec<String>,
+}
+
+fn main() -> anyhow::Result<()> {
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let catalog_path = match args.first() {
+        Some(a) if a.ends_with(".toml") => PathBuf::from(args.remove(0)),
+        _ => PathBuf::from("servers-npm/servers.toml"),
+    };
+    let seeds: Vec<u64> = if args.is_empty() {
+        vec![2026, 1, 2]
+    } else {
+        args.iter().map(|s| s.parse()).collect::<Result<_, _>>()?
+    };
+    let dir = catalog_path
+        .parent()
+        .unwrap_or(std::path::Path::new("."))
+        .to_path_buf();
+    let catalog = Catalog::load(&catalog_path)?;
+    let mut entries: Vec<&mcpevol::catalog::Entry> = Vec::new();
+    for e in &catalog.servers {
+        if !entries.iter().any(|x| x.package == e.package) {
+            entries.push(e);
+        }
+    }
+    let scratch = tempfile::tempdir()?;
+    let rt = tokio::runtime::Runtime::new()?;
+    let mut rows: BTreeMap<String, Row> = BTreeMap::new();
+    let started = std::time::Instant::now();
+    for seed in &seeds {
+        for chunk in entries.chunks(PARALLEL) {
+            let runs = chunk.iter().map(|entry| {
+                let work = scratch.path().join(format!("{}-{seed}", entry.id));
+                let source = entry.package_dir(&dir).to_string_lossy().into_owned();
+                let seed = *seed;
+                async move {
+                    let init_opts = InitOptions {
+                        launch: Some(entry.launch_config()),
+                        args: vec![],
+                        env: BTreeMap::new(),
+                        timeout: DEFAULT_TIMEOUT,
+                        stages: evolve::default_stages(),
+                    };
+                    let opts = Options {
+                        backend: evolve::Backend::Rules,
+                        operator_dirs: vec![],
+                        rounds: ROUNDS,
+                        seed,
+                        operators: vec![],
+                        timeout: DEFAULT_TIMEOUT,
+                        stages: evolve::default_stages(),
+                        max_attempts: evolve::MAX_ATTEMPTS,
+                        max_failed_rounds: evolve::MAX_FAILED_ROUNDS,
+                    };
+                    let result = async {
+                        init(&source, &work, &init_opts)
+                            .await
+                            .map_err(|e| e.to_string())?;
+                        evolve::evolve(&work, &opts, |_| {})
+                            .await
+                            .map_err(|e| e.to_string())
+                    }
+                    .await;
+                    (entry.id.clone(), work, result)
+                }
+            });
+            for (id, work, result) in rt.block_on(futures::future::join_all(runs)) {
+                let row = rows.entry(id).or_default();
+                match result {
+                    Err(e) => row.errors.push(e),
+                    Ok(rounds) => {
+                        row.committed += rounds
+                            .iter()
+                            .filter(|r| r.status == RoundStatus::Committed)
+                            .count();
+                        row.failed_tries += rounds
+                            .iter()
+                            .filter(|r| r.status == RoundStatus::Failed)
+                            .count();
+                        let ws = Workspace::open(&work)?;
+                        let versions = ws.versions()?;
+                        row.reached.push(versions.last().map_or(0, |v| v.number));
+                        for v in versions.iter().skip(1) {
+                            if let Some(r) = record::read_round(&ws, &v.tag)? {
+                                let t = r.tally();
+                                row.tally.passed += t.passed;
+                                row.tally.failed += t.failed;
+                                row.tally.unverifiable += t.unverifiable;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    println!(
+        "{:<22} {:>10} {:>9} {:>12} {:>7} {:>13}",
+        "server", "reached", "committed", "failed tries", "passed", "unverifiable"
+    );
+    let (mut committed, mut tries, mut planned) = (0, 0, 0);
+    for (id, row) in &rows {
+        let reached: Vec<String> = row.reached.iter().map(|n| format!("v{n}")).collect();
+        println!(
+            "{id:<22} {:>10} {:>9} {:>12} {:>7} {:>13}{}",
+            reached.join(","),
+            row.committed,
+            row.failed_tries,
+            row.tally.passed,
+            row.tally.unverifiable,
+            if row.errors.is_empty() {
+                String::new()
+            } else {
+                format!("  error: {}", row.errors.join("; "))
+            }
+        );
+        committed += row.committed;
+        tries += row.failed_tries;
+        planned += ROUNDS as usize * seeds.len();
+    }
+    println!(
+        "\n{} servers x {} seeds x {ROUNDS} rounds: {committed} of {planned} versions made ({:.1}%), {tries} failed tries retried ({:.1}% of all tries), {:.0} s",
+        rows.len(),
+        seeds.len(),
+        100.0 * committed as f64 / planned.max(1) as f64,
+        100.0 * tries as f64 / (committed + tries).max(1) as f64,
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
