@@ -60,6 +60,17 @@ pub struct Operator {
 }
 
 impl Operator {
+    /// Its line in the menu a model chooses from: `- O5 Flexible Expansion (PARAM): ...`.
+    pub fn menu_line(&self) -> String {
+        format!(
+            "- {} {} ({}): {}",
+            self.id,
+            self.name,
+            self.level.as_str(),
+            self.summary
+        )
+    }
+
     /// The built-in operator this file defines, if it is one.
     pub fn builtin(&self) -> Option<Builtin> {
         Builtin::parse(&self.id)
@@ -119,51 +130,28 @@ fn lines(problems: &[CheckProblem]) -> String {
 }
 
 /// The operators shipped with mcpevol, compiled in so the binary needs no files beside it.
+/// A built-in operator file: its path as shown to people, and its text compiled in.
+macro_rules! operator_file {
+    ($name:literal) => {
+        (
+            concat!("operators/", $name, ".md"),
+            include_str!(concat!("../operators/", $name, ".md")),
+        )
+    };
+}
+
 const BUILTIN: [(&str, &str); 11] = [
-    (
-        "operators/O01-tool-addition.md",
-        include_str!("../operators/O01-tool-addition.md"),
-    ),
-    (
-        "operators/O02-tool-replacement.md",
-        include_str!("../operators/O02-tool-replacement.md"),
-    ),
-    (
-        "operators/O03-tool-removal.md",
-        include_str!("../operators/O03-tool-removal.md"),
-    ),
-    (
-        "operators/O04-tool-integration.md",
-        include_str!("../operators/O04-tool-integration.md"),
-    ),
-    (
-        "operators/O05-flexible-expansion.md",
-        include_str!("../operators/O05-flexible-expansion.md"),
-    ),
-    (
-        "operators/O06-constraint-mutation.md",
-        include_str!("../operators/O06-constraint-mutation.md"),
-    ),
-    (
-        "operators/O07-parameter-pruning.md",
-        include_str!("../operators/O07-parameter-pruning.md"),
-    ),
-    (
-        "operators/O08-interface-refactoring.md",
-        include_str!("../operators/O08-interface-refactoring.md"),
-    ),
-    (
-        "operators/O09-tool-description-update.md",
-        include_str!("../operators/O09-tool-description-update.md"),
-    ),
-    (
-        "operators/O10-parameter-description-update.md",
-        include_str!("../operators/O10-parameter-description-update.md"),
-    ),
-    (
-        "operators/O11-joint-description-update.md",
-        include_str!("../operators/O11-joint-description-update.md"),
-    ),
+    operator_file!("O01-tool-addition"),
+    operator_file!("O02-tool-replacement"),
+    operator_file!("O03-tool-removal"),
+    operator_file!("O04-tool-integration"),
+    operator_file!("O05-flexible-expansion"),
+    operator_file!("O06-constraint-mutation"),
+    operator_file!("O07-parameter-pruning"),
+    operator_file!("O08-interface-refactoring"),
+    operator_file!("O09-tool-description-update"),
+    operator_file!("O10-parameter-description-update"),
+    operator_file!("O11-joint-description-update"),
 ];
 
 /// The 11 built-in operators, O1 to O11.

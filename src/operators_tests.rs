@@ -586,3 +586,14 @@ fn ids_are_a_letter_then_letters_digits_underscores_or_hyphens() {
     }
     assert!(same_id("O05", "o5") && same_id("U1", "u1") && !same_id("U1", "U10"));
 }
+
+#[test]
+fn the_menu_a_model_chooses_from_has_one_line_per_operator_with_its_level_and_summary() {
+    let lines: Vec<String> = builtin().iter().map(Operator::menu_line).collect();
+    assert_eq!(lines.len(), 11);
+    assert!(
+        lines.contains(&"- O5 Flexible Expansion (PARAM): Adds one to three optional parameters to one tool, keeping its old behaviour as the default.".to_string()),
+        "{lines:#?}"
+    );
+    assert!(lines.iter().all(|l| !l.contains('\n')));
+}

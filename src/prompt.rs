@@ -6,7 +6,6 @@
 use std::collections::BTreeMap;
 
 use crate::contract::{AddedParams, Bounds, Contract};
-use crate::operators::Operator;
 
 /// Every placeholder a template may use. What each holds:
 /// `server_name`; `tool_list` (the live tools, one line each); `targets` (the target tool
@@ -391,22 +390,6 @@ pub fn builtin_prompts() -> Prompts {
         feedback: text(1),
         tests: text(2),
     }
-}
-
-/// The `{{operators}}` menu: one line per operator, `- O5 Flexible Expansion (PARAM): summary`.
-pub fn menu(ops: &[Operator]) -> String {
-    ops.iter()
-        .map(|o| {
-            format!(
-                "- {} {} ({}): {}",
-                o.id,
-                o.name,
-                o.level.as_str(),
-                o.summary
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 /// The `{{contract}}`: what the live tool list must show after the round, one rule a line.

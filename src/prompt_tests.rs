@@ -152,17 +152,6 @@ fn a_contract_in_words_states_each_rule() {
 }
 
 #[test]
-fn the_menu_has_one_line_per_operator() {
-    let ops = crate::operators::builtin();
-    let menu = menu(&ops);
-    assert_eq!(menu.lines().count(), 11);
-    assert!(
-        menu.contains("- O5 Flexible Expansion (PARAM): Adds one to three"),
-        "{menu}"
-    );
-}
-
-#[test]
 fn a_comment_between_paragraphs_leaves_one_blank_line() {
     let text = "a\n\n<!-- note\nmore -->\n\nb <!-- x -->\n";
     assert_eq!(clean(text, &blank_comments(text)), "a\n\nb");

@@ -219,10 +219,7 @@ impl Round<'_> {
         history: &str,
         rejected: &mut Vec<Rejection>,
     ) -> Result<reply::Selection, String> {
-        let listing: Vec<String> = menu
-            .iter()
-            .map(|o| format!("- {} {}: {}", o.id, o.name, o.summary))
-            .collect();
+        let listing: Vec<String> = menu.iter().map(|o| o.menu_line()).collect();
         let values = BTreeMap::from([
             (
                 "server_name",

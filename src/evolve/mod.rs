@@ -2,11 +2,11 @@
 //! check the schema change against the operator's contract, run the functional tests, and only
 //! then commit the version. A failed attempt is rolled back and another is tried.
 
-mod diagnose;
 mod generated;
 mod llm;
 mod oracle;
 mod round;
+mod served;
 
 use round::Round;
 
@@ -16,7 +16,6 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::anchor;
-use crate::mutate::Rng;
 use crate::operators::{self, Operator};
 use crate::record::{self, RoundRecord};
 use crate::server::session::Status;
@@ -460,45 +459,6 @@ fn configured_operator_dirs(root: &Path) -> Result<Vec<std::path::PathBuf>, Evol
         .into_iter()
         .map(|d| if d.is_absolute() { d } else { root.join(d) })
         .collect())
-}
-
-/// Marks tools whose live schema leaves out parameter descriptions that their source gives.
-/// A server whose listed parameters never carry a description also hides the ones written.
-fn mark_opaque_params(inventory: &mut crate::inventory::Inventory, live: &LiveTools) {
-    let props = |t: &serde_json::Value| {
-        t["inputSchema"]["properties"]
-            .as_object()
-            .cloned()
-            .unwrap_or_default()
-    };
-    let any_param = live.tools.iter().any(|t| !props(t).is_empty());
-    let any_described = live
-        .tools
-        .iter()
-        .any(|t| props(t).values().any(|p| p.get("description").is_some()));
-    let hides_all = any_param && !any_described;
-    for tool in &mut inventory.tools {
-        let Some(listed) = live.tools.iter().find(|t| t["name"] == tool.name.as_str()) else {
-            continue;
-        };
-        let props = &listed["inputSchema"]["properties"];
-        if let Some(schema) = &mut tool.sites.schema {
-            for site in &mut schema.params {
-                site.live_described = props[&site.name].get("description").is_some();
-            }
-        }
-        tool.sites.opaque_params = hides_all
-            || tool
-                .params
-                .iter()
-                .any(|p| p.description.is_some() && props[&p.name].get("description").is_none());
-    }
-}
-
-/// A per-attempt seed: different for each round and attempt, fixed by the user's seed.
-fn mix(seed: u64, round: u32, attempt: u32) -> u64 {
-    let mut rng = Rng::new(seed ^ ((round as u64) << 32) ^ attempt as u64);
-    rng.next_u64()
 }
 
 impl Clock {

@@ -4,7 +4,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use super::{Clock, EvolveError, Options, RoundOutcome, add, mark_opaque_params, mix};
+use super::served::{self, mark_opaque_params};
+use super::{Clock, EvolveError, Options, RoundOutcome, add};
 
 /// Targets an operator gets in one round before another operator is tried.
 const TARGETS_PER_OPERATOR: usize = 2;
@@ -61,7 +62,7 @@ impl Round<'_> {
         let mut tried: BTreeSet<String> = BTreeSet::new();
         let mut unserved = Vec::new();
         for attempt in 1..=self.opts.max_attempts {
-            let seed = mix(
+            let seed = Rng::for_attempt(
                 self.opts.seed,
                 self.number,
                 attempt + self.try_number * self.opts.max_attempts,
@@ -74,7 +75,7 @@ impl Round<'_> {
                     why: e.to_string(),
                 }
             })?;
-            unserved = super::diagnose::keep_served(&mut inventory, previous);
+            unserved = served::keep_served(&mut inventory, previous);
             let op = match forced {
                 Some(op) => op,
                 None => match self.choose(&inventory, seed, &tried) {
@@ -144,7 +145,7 @@ impl Round<'_> {
         self.ws.restore(&head)?;
         let reason = match rejected.last() {
             Some(r) => r.reason.clone(),
-            None => super::diagnose::why_nothing_applies(self.root, &unserved),
+            None => served::why_nothing_applies(self.root, &unserved),
         };
         let operator = rejected.last().map(|r| r.operator.clone());
         Ok(Err(RoundOutcome::failed(

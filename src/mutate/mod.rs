@@ -80,6 +80,11 @@ impl Rng {
         (self.next_u64() % n as u64) as usize
     }
 
+    /// The generator of one attempt of one round: different for each, fixed by the user's seed.
+    pub fn for_attempt(seed: u64, round: u32, attempt: u32) -> u64 {
+        Rng::new(seed ^ ((round as u64) << 32) ^ attempt as u64).next_u64()
+    }
+
     pub fn pick<'a, T>(&mut self, items: &'a [T]) -> Option<&'a T> {
         (!items.is_empty()).then(|| &items[self.below(items.len())])
     }

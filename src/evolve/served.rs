@@ -1,5 +1,6 @@
-//! Why a round found nothing to change: tools anchored in the source but not served (and the
-//! switches that look like they turn them on), or no tools anchored at all.
+//! What the running server shows of the anchored tools: which are served at all (a round aimed
+//! at one it does not list changes nothing a client sees), whose parameter descriptions it hides,
+//! and, when nothing is left to change, why (with the switches that look like they turn tools on).
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -9,6 +10,39 @@ use regex::Regex;
 
 use crate::inventory::Inventory;
 use crate::server::LiveTools;
+
+/// Marks tools whose live schema leaves out parameter descriptions that their source gives.
+/// A server whose listed parameters never carry a description also hides the ones written.
+pub fn mark_opaque_params(inventory: &mut crate::inventory::Inventory, live: &LiveTools) {
+    let props = |t: &serde_json::Value| {
+        t["inputSchema"]["properties"]
+            .as_object()
+            .cloned()
+            .unwrap_or_default()
+    };
+    let any_param = live.tools.iter().any(|t| !props(t).is_empty());
+    let any_described = live
+        .tools
+        .iter()
+        .any(|t| props(t).values().any(|p| p.get("description").is_some()));
+    let hides_all = any_param && !any_described;
+    for tool in &mut inventory.tools {
+        let Some(listed) = live.tools.iter().find(|t| t["name"] == tool.name.as_str()) else {
+            continue;
+        };
+        let props = &listed["inputSchema"]["properties"];
+        if let Some(schema) = &mut tool.sites.schema {
+            for site in &mut schema.params {
+                site.live_described = props[&site.name].get("description").is_some();
+            }
+        }
+        tool.sites.opaque_params = hides_all
+            || tool
+                .params
+                .iter()
+                .any(|p| p.description.is_some() && props[&p.name].get("description").is_none());
+    }
+}
 
 /// Switches named in a few words are enough to point a user at the right one.
 const SWITCHES_NAMED: usize = 6;
