@@ -8,7 +8,10 @@ cd "$(dirname "$0")/.."
 package="${1:-@modelcontextprotocol/server-memory}"
 seed="${2:-7}"
 scripts/install-servers.sh
-cargo build --release --quiet
+# The first release build takes minutes on two cores: cargo's own progress lines say how far it
+# is (only warnings are kept quiet).
+echo "building mcpevol (release; the first build takes a few minutes)..." >&2
+cargo build --release --locked
 mcpevol=target/release/mcpevol
 mkdir -p target/demo
 work="$(mktemp -d target/demo/evolved-XXXXXX)"

@@ -1,7 +1,19 @@
 //! mcpevol: evolve the source code of real MCP servers, version by version.
 //!
-//! The pipeline is visible in the modules: [`anchor`] finds the tools in the source,
-//! [`server`] runs the real server and lists what it serves.
+//! The pipeline, one module a step:
+//! - [`anchor`] finds every tool in the package's sources ([`inventory`] is what it returns);
+//! - [`mutate`] proposes one operator's edits ([`operators`] are the operator files, [`prompt`]
+//!   their templates, [`llm`] the model client);
+//! - [`edit`] applies them inside the workspace ([`confine`] says which paths it may touch) and
+//!   [`syntax_check`] checks what the edit did to the syntax;
+//! - [`server`] runs the real server in a sandbox, [`schema`] classifies its tool-list change,
+//!   [`contract`] holds it to the operator's contract and [`validate`] (the oracle) proves its
+//!   behaviour against the previous version;
+//! - [`record`] writes what the round did and [`workspace`] commits it as a tagged version.
+//!
+//! [`evolve`] runs rounds of that pipeline; [`init`] makes the first version. Around them:
+//! [`report`] reads the history back (log, diff), [`catalog`] and [`survey`] measure anchoring on
+//! real servers, and [`crashpoint`] lets tests kill a run at a chosen place.
 
 pub mod anchor;
 pub mod catalog;
