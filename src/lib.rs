@@ -4,6 +4,7 @@
 //! [`server`] runs the real server and lists what it serves.
 
 pub mod anchor;
+pub mod batch;
 pub mod catalog;
 pub mod check;
 pub mod contract;

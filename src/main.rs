@@ -7,9 +7,10 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 
+mod cli;
+
 use mcpevol::catalog::Catalog;
 use mcpevol::inventory::{Inventory, Span};
-use mcpevol::llm::{LlmClient, LlmConfig};
 use mcpevol::server;
 use mcpevol::survey::{self, PackageSurvey};
 use mcpevol::workspace::Workspace;
@@ -131,6 +132,8 @@ enum Command {
         #[arg(long, default_value_t = server::DEFAULT_TIMEOUT.as_secs_f64())]
         timeout: f64,
     },
+    /// Evolve every server of a manifest, several at once, one workspace each (resumable).
+    Batch(cli::batch::BatchArgs),
 }
 
 #[derive(Subcommand)]
@@ -274,28 +277,14 @@ fn run(cli: Cli) -> Result<()> {
             from,
             operator_dirs,
         } => {
-            let backend = match (backend.as_str(), from) {
-                ("rules", _) => evolve::Backend::Rules,
-                ("openai", _) => {
-                    let mut config = LlmConfig::from_env(model, base_url);
-                    config.timeout = seconds(request_timeout)?;
-                    let model = config.model.clone();
-                    let client = LlmClient::new(config).context("cannot set up the LLM client")?;
-                    evolve::Backend::Llm {
-                        chat: std::sync::Arc::new(client),
-                        model,
-                    }
-                }
-                ("replay", Some(from)) => evolve::Backend::Replay {
-                    from: evolve::ReplaySource::parse(&from),
-                },
-                ("replay", None) => anyhow::bail!(
-                    "--backend replay needs --from <WORKDIR>, the workspace whose exchanges to replay"
-                ),
-                (other, _) => {
-                    anyhow::bail!("unknown backend `{other}`; use rules, openai or replay")
-                }
-            };
+            let backend = cli::backend::BackendSpec {
+                name: backend,
+                model,
+                base_url,
+                request_timeout,
+                from,
+            }
+            .build(None)?;
             let max_attempts = max_attempts.unwrap_or(match backend {
                 evolve::Backend::Rules => evolve::MAX_ATTEMPTS,
                 _ => evolve::MAX_MODEL_ATTEMPTS,
@@ -446,6 +435,7 @@ fn run(cli: Cli) -> Result<()> {
                 );
             }
         }
+        Command::Batch(args) => cli::batch::run(args)?,
     }
     Ok(())
 }

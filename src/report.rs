@@ -3,6 +3,8 @@
 
 use serde::Serialize;
 
+pub mod history;
+
 use crate::record::{self, RecordError};
 use crate::schema::{self, SchemaChange};
 use crate::workspace::Workspace;

@@ -15,7 +15,7 @@ mod repo_tests;
 
 use std::path::PathBuf;
 
-pub use package::{Source, materialize};
+pub use package::{Source, copy_tree, materialize};
 pub use repo::Workspace;
 
 /// One evolved version: the commit tagged `v<number>`.

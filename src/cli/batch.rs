@@ -1,0 +1,180 @@
+//! `mcpevol batch MANIFEST ...` and `mcpevol batch merge OUT DIR...`.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use clap::{Args, Subcommand};
+
+use mcpevol::batch::manifest::Manifest;
+use mcpevol::batch::shard::ShardArg;
+use mcpevol::batch::summary::{Status, Summary};
+use mcpevol::batch::{self, merge, state};
+use mcpevol::evolve::{self, ReplaySource};
+use mcpevol::server;
+
+use super::backend::BackendSpec;
+
+#[derive(Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct BatchArgs {
+    #[command(subcommand)]
+    command: Option<BatchCommand>,
+    /// The manifest: [[server]] tables (servers-npm/servers.toml is one).
+    #[arg(required = true)]
+    manifest: Option<PathBuf>,
+    /// Rounds per server (a server's `rounds` in the manifest wins).
+    #[arg(long, required = true)]
+    rounds: Option<u32>,
+    /// Servers evolved at once.
+    #[arg(long, default_value_t = 1)]
+    jobs: usize,
+    /// The batch folder: one workspace per server under servers/, summary.json.
+    #[arg(long, required = true)]
+    out: Option<PathBuf>,
+    #[arg(long, default_value = "rules")]
+    backend: String,
+    /// The batch seed; each server's seed is derived from it and the server's name.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Run the I-th of N slices (0 <= I < N), or `auto` to read it from the scheduler.
+    #[arg(long)]
+    shard: Option<ShardArg>,
+    /// Print the summary as JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+    #[arg(long, default_value_t = server::DEFAULT_TIMEOUT.as_secs_f64())]
+    timeout: f64,
+    #[arg(long, default_value = "early=v0,middle=v3,late=v5")]
+    stages: String,
+    #[arg(long)]
+    max_attempts: Option<u32>,
+    #[arg(long)]
+    model: Option<String>,
+    #[arg(long)]
+    base_url: Option<String>,
+    #[arg(long, default_value_t = 120.0)]
+    request_timeout: f64,
+    /// Replay backend: an earlier batch folder; each server replays its own workspace there.
+    #[arg(long)]
+    from: Option<PathBuf>,
+    #[arg(long = "operators")]
+    operator_dirs: Vec<PathBuf>,
+}
+
+#[derive(Subcommand)]
+enum BatchCommand {
+    /// Join the output folders of every shard of one batch into OUT, with one summary.
+    Merge {
+        out: PathBuf,
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+    },
+}
+
+pub fn run(args: BatchArgs) -> Result<()> {
+    if let Some(BatchCommand::Merge { out, dirs }) = args.command {
+        let summary = merge::merge(&out, &dirs)?;
+        print!("{}", summary.table());
+        println!("merged {} shards into {}", dirs.len(), out.display());
+        return Ok(());
+    }
+    let (Some(manifest), Some(rounds), Some(out)) = (args.manifest, args.rounds, args.out) else {
+        unreachable!("clap requires them without a subcommand");
+    };
+    let spec = BackendSpec {
+        name: args.backend.clone(),
+        model: args.model,
+        base_url: args.base_url,
+        request_timeout: args.request_timeout,
+        from: args.from.as_ref().map(|p| p.display().to_string()),
+    };
+    spec.check()?;
+    let manifest = Manifest::load(&manifest)?;
+    let shard = args.shard.unwrap_or(ShardArg::Fixed(Default::default())).resolve()?;
+    let max_attempts = args.max_attempts.unwrap_or(if spec.is_rules() {
+        evolve::MAX_ATTEMPTS
+    } else {
+        evolve::MAX_MODEL_ATTEMPTS
+    });
+    let from = args.from.clone();
+    let backend: batch::BackendFor = Arc::new(move |s| {
+        let replay = from
+            .as_ref()
+            .map(|dir| ReplaySource::Workspace(state::workspace_dir(dir, &s.name)));
+        spec.build(replay).map_err(|e| format!("{e:#}"))
+    });
+    let opts = batch::Options {
+        rounds,
+        seed: args.seed,
+        jobs: args.jobs,
+        backend_name: args.backend,
+        backend,
+        operator_dirs: args.operator_dirs,
+        timeout: super::super::seconds(args.timeout)?,
+        stages: super::super::parse_stages(&args.stages)?,
+        max_attempts,
+        shard,
+        bars: !args.json && std::io::stdout().is_terminal() && std::io::stderr().is_terminal(),
+    };
+    let summary = batch::run(&manifest, &out, &opts, stop_signal()?)?;
+    if args.json {
+        let text = serde_json::to_string_pretty(&summary).context("cannot serialize the summary")?;
+        println!("{text}");
+    } else {
+        print!("{}", summary.table());
+    }
+    outcome(&summary, &out)
+}
+
+/// Turns true on Ctrl-C (SIGINT) or SIGTERM (what Kubernetes and Slurm send to stop a job).
+fn stop_signal() -> Result<tokio::sync::watch::Receiver<bool>> {
+    let (tx, rx) = tokio::sync::watch::channel(false);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the signal listener")?;
+    let mut term = rt
+        .block_on(async { tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) })
+        .context("cannot listen for SIGTERM")?;
+    std::thread::Builder::new()
+        .name("signals".into())
+        .spawn(move || {
+            rt.block_on(async {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+            });
+            let _ = tx.send(true);
+        })
+        .context("cannot start the signal listener")?;
+    Ok(rx)
+}
+
+/// Failed rounds are an outcome the summary reports; servers that stopped short are an error.
+fn outcome(summary: &Summary, out: &std::path::Path) -> Result<()> {
+    let t = &summary.totals;
+    if t.interrupted > 0 || t.pending > 0 {
+        anyhow::bail!(
+            "interrupted; every workspace is at its last good version; run the same command to resume ({})",
+            out.display()
+        );
+    }
+    let errors: Vec<&str> = summary
+        .servers
+        .iter()
+        .filter(|s| s.status == Status::Error)
+        .map(|s| s.name.as_str())
+        .collect();
+    if !errors.is_empty() {
+        anyhow::bail!(
+            "{} of {} servers stopped on an error ({}); the others are done; run the same command to retry them",
+            errors.len(),
+            t.servers,
+            errors.join(", ")
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,68 @@
+//! A workspace's versions with their full records, and the counts that summaries and pages
+//! show of them (tests passed, failed and unverifiable; tokens).
+
+use serde::{Deserialize, Serialize};
+
+use crate::llm::Usage;
+use crate::record::{self, RecordError, RoundRecord};
+use crate::workspace::{Version, Workspace};
+
+/// Test results of a version: a test is unverifiable when it could not be run (the tool timed
+/// out in the previous version, so calling it again would say nothing).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tests {
+    pub passed: usize,
+    pub failed: usize,
+    pub unverifiable: usize,
+}
+
+impl Tests {
+    pub fn of(record: &RoundRecord) -> Tests {
+        let mut t = Tests::default();
+        for r in &record.tests {
+            match (r.skipped.is_some(), r.passed) {
+                (true, _) => t.unverifiable += 1,
+                (false, true) => t.passed += 1,
+                (false, false) => t.failed += 1,
+            }
+        }
+        for g in &record.generated_tests {
+            if g.passed {
+                t.passed += 1;
+            } else {
+                t.failed += 1;
+            }
+        }
+        t
+    }
+
+    pub fn add(&mut self, other: Tests) {
+        self.passed += other.passed;
+        self.failed += other.failed;
+        self.unverifiable += other.unverifiable;
+    }
+}
+
+/// Every version that has a record, oldest first.
+pub fn versions(ws: &Workspace) -> Result<Vec<(Version, RoundRecord)>, RecordError> {
+    let mut out = Vec::new();
+    for v in ws.versions()? {
+        if let Some(r) = record::read_round(ws, &v.tag)? {
+            out.push((v, r));
+        }
+    }
+    Ok(out)
+}
+
+/// Tokens of every record together, or None when no model was used.
+pub fn usage<'a>(records: impl IntoIterator<Item = &'a RoundRecord>) -> Option<Usage> {
+    records
+        .into_iter()
+        .filter_map(|r| r.usage)
+        .reduce(|mut t, u| {
+            t.prompt_tokens += u.prompt_tokens;
+            t.completion_tokens += u.completion_tokens;
+            t.total_tokens += u.total_tokens;
+            t
+        })
+}
