@@ -219,7 +219,9 @@ impl Manifest {
 fn resolve(entry: &Entry, dir: &Path, line: usize) -> Result<Server, String> {
     let origin = match (&entry.package, &entry.source) {
         (Some(package), None) => Origin::Folder(absolute(&dir.join("node_modules").join(package))),
-        (None, Some(source)) if is_folder(source, dir) => Origin::Folder(absolute(&dir.join(source))),
+        (None, Some(source)) if is_folder(source, dir) => {
+            Origin::Folder(absolute(&dir.join(source)))
+        }
         (None, Some(spec)) => Origin::Npm(spec.clone()),
         (Some(_), Some(_)) => return Err("give `package` or `source`, not both".into()),
         (None, None) => {

@@ -39,7 +39,11 @@ fn an_unknown_field_is_reported_with_its_line_and_server() {
     assert_eq!(found.len(), 1);
     assert_eq!(found[0].line, 8, "{}", found[0]);
     assert_eq!(found[0].server.as_deref(), Some("b"));
-    assert!(found[0].why.contains("unknown field `colour`"), "{}", found[0]);
+    assert!(
+        found[0].why.contains("unknown field `colour`"),
+        "{}",
+        found[0]
+    );
 }
 
 #[test]
@@ -97,7 +101,10 @@ fn a_missing_folder_is_reported_as_not_installable_with_its_line() {
         panic!("the missing folder passed");
     };
     assert_eq!(found.len(), 1);
-    assert_eq!((found[0].line, found[0].server.as_deref()), (5, Some("gone")));
+    assert_eq!(
+        (found[0].line, found[0].server.as_deref()),
+        (5, Some("gone"))
+    );
     assert!(found[0].why.contains("does not exist"), "{}", found[0]);
     manifest.check_installable(&all[..1]).unwrap();
 }

@@ -127,7 +127,7 @@ pub fn run(
     cancel: watch::Receiver<bool>,
 ) -> Result<Summary, BatchError> {
     let plan = plan(manifest, opts);
-    adopt(out, &plan)?;
+    let resuming = adoptable(out, &plan)?;
     let owned: Vec<(&Server, &Planned)> = manifest
         .servers
         .iter()
@@ -140,6 +140,9 @@ pub fn run(
         .map(|(s, _)| *s)
         .collect();
     manifest.check_installable(&fresh)?;
+    if !resuming {
+        plan.save(out)?;
+    }
 
     let mut queue = VecDeque::new();
     let (mut total, mut done, mut finished) = (0u64, 0u64, 0usize);
@@ -201,8 +204,9 @@ pub fn run(
     Ok(summary)
 }
 
-/// Takes `out` for `plan`: a new or empty folder, or one an earlier run of the same plan left.
-fn adopt(out: &Path, plan: &Plan) -> Result<(), BatchError> {
+/// Whether `out` can hold `plan`: a new or empty folder (false), or one an earlier run of the
+/// same plan left (true).
+fn adoptable(out: &Path, plan: &Plan) -> Result<bool, BatchError> {
     match Plan::load(out)? {
         Some(earlier) => {
             let mut what = earlier.difference(plan);
@@ -216,7 +220,7 @@ fn adopt(out: &Path, plan: &Plan) -> Result<(), BatchError> {
                     what,
                 });
             }
-            Ok(())
+            Ok(true)
         }
         None => {
             let empty = match std::fs::read_dir(out) {
@@ -227,7 +231,7 @@ fn adopt(out: &Path, plan: &Plan) -> Result<(), BatchError> {
             if !empty {
                 return Err(BatchError::NotABatch(out.to_path_buf()));
             }
-            plan.save(out)
+            Ok(false)
         }
     }
 }
@@ -350,7 +354,11 @@ impl Job<'_> {
                         operator: o.operator.clone(),
                         reason: reason.clone(),
                     });
-                    format!("{} {op} failed: {}", o.version, reason.lines().next().unwrap_or(""))
+                    format!(
+                        "{} {op} failed: {}",
+                        o.version,
+                        reason.lines().next().unwrap_or("")
+                    )
                 }
             };
             self.progress.round(name, &text);

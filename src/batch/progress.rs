@@ -31,7 +31,12 @@ pub struct Progress {
 
 impl Progress {
     /// Bars when both stdout and stderr are terminals (someone is watching), lines otherwise.
-    pub fn auto(total_rounds: u64, done_rounds: u64, servers: usize, done_servers: usize) -> Progress {
+    pub fn auto(
+        total_rounds: u64,
+        done_rounds: u64,
+        servers: usize,
+        done_servers: usize,
+    ) -> Progress {
         let terminal = std::io::stdout().is_terminal() && std::io::stderr().is_terminal();
         Progress::new(terminal, total_rounds, done_rounds, servers, done_servers)
     }

@@ -49,7 +49,9 @@ pub enum ShardError {
     NoCount { var: &'static str, missing: String },
     #[error("{var}=`{value}` is not a whole number")]
     NotANumber { var: String, value: String },
-    #[error("the scheduler says shard {index} of {count}, which does not exist (shards count from 0)")]
+    #[error(
+        "the scheduler says shard {index} of {count}, which does not exist (shards count from 0)"
+    )]
     OutOfRange { index: i64, count: i64 },
 }
 
@@ -112,7 +114,10 @@ pub fn from_env(var: impl Fn(&str) -> Option<String>) -> Result<Shard, ShardErro
         })
     };
     let (index, count) = if let Some(i) = number("MCPEVOL_SHARD_INDEX")? {
-        (i, count_for("MCPEVOL_SHARD_INDEX", &["MCPEVOL_SHARD_COUNT"])?)
+        (
+            i,
+            count_for("MCPEVOL_SHARD_INDEX", &["MCPEVOL_SHARD_COUNT"])?,
+        )
     } else if let Some(i) = number("JOB_COMPLETION_INDEX")? {
         let n = count_for(
             "JOB_COMPLETION_INDEX",
@@ -125,7 +130,10 @@ pub fn from_env(var: impl Fn(&str) -> Option<String>) -> Result<Shard, ShardErro
         let min = number("SLURM_ARRAY_TASK_MIN")?.unwrap_or(0);
         let step = number("SLURM_ARRAY_TASK_STEP")?.unwrap_or(1).max(1);
         if (id - min) % step != 0 {
-            return Err(ShardError::OutOfRange { index: id, count: n });
+            return Err(ShardError::OutOfRange {
+                index: id,
+                count: n,
+            });
         }
         ((id - min) / step, n)
     } else {
@@ -149,7 +157,11 @@ impl Shard {
 
 fn bucket(name: &str) -> u64 {
     let digest = Sha256::digest(name.as_bytes());
-    u64::from_be_bytes(digest[..8].try_into().expect("a SHA-256 digest has 32 bytes"))
+    u64::from_be_bytes(
+        digest[..8]
+            .try_into()
+            .expect("a SHA-256 digest has 32 bytes"),
+    )
 }
 
 #[cfg(test)]
@@ -223,7 +235,10 @@ mod tests {
     fn auto_without_a_scheduler_or_its_count_says_what_to_set() {
         assert_eq!(from_env(env(&[])), Err(ShardError::NoScheduler));
         let no_count = from_env(env(&[("JOB_COMPLETION_INDEX", "1")])).unwrap_err();
-        assert!(no_count.to_string().contains("JOB_COMPLETIONS"), "{no_count}");
+        assert!(
+            no_count.to_string().contains("JOB_COMPLETIONS"),
+            "{no_count}"
+        );
         let beyond = from_env(env(&[
             ("SLURM_ARRAY_TASK_ID", "5"),
             ("SLURM_ARRAY_TASK_COUNT", "5"),

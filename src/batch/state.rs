@@ -67,7 +67,10 @@ impl Plan {
             d.push(format!("the rounds ({} vs {})", self.rounds, other.rounds));
         }
         if self.backend != other.backend {
-            d.push(format!("the backend ({} vs {})", self.backend, other.backend));
+            d.push(format!(
+                "the backend ({} vs {})",
+                self.backend, other.backend
+            ));
         }
         (!d.is_empty()).then(|| d.join(", "))
     }

@@ -158,7 +158,8 @@ impl Summary {
                 s.version.as_deref().unwrap_or("-"),
                 ops.join(" "),
                 s.seconds,
-                s.usage.map_or("-".to_string(), |u| u.total_tokens.to_string())
+                s.usage
+                    .map_or("-".to_string(), |u| u.total_tokens.to_string())
             );
             for r in s.rounds.iter().filter(|r| r.status != "committed") {
                 out += &format!(
@@ -175,7 +176,14 @@ impl Summary {
         let t = &self.totals;
         out += &format!(
             "{} servers: {} complete, {} with failed rounds, {} errors, {} interrupted, {} pending; {} rounds committed, {} failed",
-            t.servers, t.complete, t.incomplete, t.error, t.interrupted, t.pending, t.rounds_committed, t.rounds_failed
+            t.servers,
+            t.complete,
+            t.incomplete,
+            t.error,
+            t.interrupted,
+            t.pending,
+            t.rounds_committed,
+            t.rounds_failed
         );
         if t.total_tokens > 0 {
             out += &format!("; {} tokens", t.total_tokens);
@@ -215,7 +223,11 @@ fn server(dir: &Path, planned: &Planned) -> Result<ServerSummary, BatchError> {
         })
         .collect();
     for f in &st.failed_rounds {
-        let number = f.version.trim_start_matches('v').parse().unwrap_or(u32::MAX);
+        let number = f
+            .version
+            .trim_start_matches('v')
+            .parse()
+            .unwrap_or(u32::MAX);
         rounds.push((
             number,
             Round {

@@ -92,7 +92,10 @@ pub fn run(args: BatchArgs) -> Result<()> {
     };
     spec.check()?;
     let manifest = Manifest::load(&manifest)?;
-    let shard = args.shard.unwrap_or(ShardArg::Fixed(Default::default())).resolve()?;
+    let shard = args
+        .shard
+        .unwrap_or(ShardArg::Fixed(Default::default()))
+        .resolve()?;
     let max_attempts = args.max_attempts.unwrap_or(if spec.is_rules() {
         evolve::MAX_ATTEMPTS
     } else {
@@ -120,7 +123,8 @@ pub fn run(args: BatchArgs) -> Result<()> {
     };
     let summary = batch::run(&manifest, &out, &opts, stop_signal()?)?;
     if args.json {
-        let text = serde_json::to_string_pretty(&summary).context("cannot serialize the summary")?;
+        let text =
+            serde_json::to_string_pretty(&summary).context("cannot serialize the summary")?;
         println!("{text}");
     } else {
         print!("{}", summary.table());
@@ -136,7 +140,9 @@ fn stop_signal() -> Result<tokio::sync::watch::Receiver<bool>> {
         .build()
         .context("cannot start the signal listener")?;
     let mut term = rt
-        .block_on(async { tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) })
+        .block_on(async {
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        })
         .context("cannot listen for SIGTERM")?;
     std::thread::Builder::new()
         .name("signals".into())
