@@ -10,6 +10,7 @@ pub mod check;
 pub mod contract;
 pub mod edit;
 pub mod evolve;
+pub mod export;
 pub mod init;
 pub mod inventory;
 pub mod llm;

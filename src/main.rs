@@ -134,6 +134,8 @@ enum Command {
     },
     /// Evolve every server of a manifest, several at once, one workspace each (resumable).
     Batch(cli::batch::BatchArgs),
+    /// Write stages of a workspace or batch as runnable folders, with an mcp.json for clients.
+    Export(cli::export::ExportArgs),
 }
 
 #[derive(Subcommand)]
@@ -436,6 +438,7 @@ fn run(cli: Cli) -> Result<()> {
             }
         }
         Command::Batch(args) => cli::batch::run(args)?,
+        Command::Export(args) => cli::export::run(args)?,
     }
     Ok(())
 }

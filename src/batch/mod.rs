@@ -373,6 +373,34 @@ impl Job<'_> {
     }
 }
 
+/// The workspaces `path` holds: each started server of a batch folder (in manifest order), or
+/// `path` itself when it is a workspace, named after its folder. Servers of a batch that have
+/// no workspace (they did not install) are named in the second list.
+pub fn workspaces(path: &Path) -> Result<(Vec<(String, PathBuf)>, Vec<String>), BatchError> {
+    let Some(plan) = Plan::load(path)? else {
+        Workspace::open(path).map_err(|e| BatchError::Server {
+            name: path.display().to_string(),
+            why: e.to_string(),
+        })?;
+        let name = path
+            .canonicalize()
+            .ok()
+            .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .unwrap_or_else(|| path.display().to_string());
+        return Ok((vec![(name, path.to_path_buf())], Vec::new()));
+    };
+    let (mut present, mut absent) = (Vec::new(), Vec::new());
+    for p in plan.owned() {
+        let dir = state::workspace_dir(path, &p.name);
+        if Workspace::open(&dir).is_ok() {
+            present.push((p.name.clone(), dir));
+        } else {
+            absent.push(p.name.clone());
+        }
+    }
+    Ok((present, absent))
+}
+
 /// Puts a workspace back at its latest version: a half-made round (changed files, or a commit
 /// that did not get its tag) is dropped. Returns that version's number. A folder that is not a
 /// workspace (an install stopped half way) is removed.
