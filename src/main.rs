@@ -136,6 +136,8 @@ enum Command {
     Batch(cli::batch::BatchArgs),
     /// Write stages of a workspace or batch as runnable folders, with an mcp.json for clients.
     Export(cli::export::ExportArgs),
+    /// Write a report of a workspace or batch: one self-contained HTML page, or Markdown.
+    Report(cli::report::ReportArgs),
 }
 
 #[derive(Subcommand)]
@@ -439,6 +441,7 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Batch(args) => cli::batch::run(args)?,
         Command::Export(args) => cli::export::run(args)?,
+        Command::Report(args) => cli::report::run(args)?,
     }
     Ok(())
 }

@@ -3,7 +3,12 @@
 
 use serde::Serialize;
 
+pub mod highlight;
 pub mod history;
+pub mod html;
+pub mod markdown;
+pub mod model;
+mod svg;
 
 use crate::record::{self, RecordError};
 use crate::schema::{self, SchemaChange};

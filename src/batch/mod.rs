@@ -401,6 +401,14 @@ pub fn workspaces(path: &Path) -> Result<(Vec<(String, PathBuf)>, Vec<String>), 
     Ok((present, absent))
 }
 
+/// The summary of a batch folder as its files say now; None for anything else.
+pub fn summary_of(path: &Path) -> Result<Option<Summary>, BatchError> {
+    match Plan::load(path)? {
+        Some(plan) => Summary::build(path, &plan, &[plan.shard]).map(Some),
+        None => Ok(None),
+    }
+}
+
 /// Puts a workspace back at its latest version: a half-made round (changed files, or a commit
 /// that did not get its tag) is dropped. Returns that version's number. A folder that is not a
 /// workspace (an install stopped half way) is removed.

@@ -4,3 +4,4 @@
 pub mod backend;
 pub mod batch;
 pub mod export;
+pub mod report;
