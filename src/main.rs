@@ -8,6 +8,7 @@ use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 
 mod cli;
+use cli::evolve::seconds;
 
 use mcpevol::catalog::Catalog;
 use mcpevol::inventory::{Inventory, Span};
@@ -69,39 +70,13 @@ enum Command {
         workdir: PathBuf,
         #[arg(long)]
         rounds: u32,
-        #[arg(long, default_value = "rules")]
-        backend: String,
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
         /// Force the operator (repeatable: one per round, in turn).
         #[arg(long = "operator")]
         operators: Vec<String>,
         #[arg(long)]
         json: bool,
-        #[arg(long, default_value_t = server::DEFAULT_TIMEOUT.as_secs_f64())]
-        timeout: f64,
-        /// Stage tags, NAME=VERSION separated by commas.
-        #[arg(long, default_value = "early=v0,middle=v3,late=v5")]
-        stages: String,
-        /// Tries per round (rules: operators or targets; models: replies per step) before the
-        /// round is reported as failed. Default 4 for rules, 3 for a model.
-        #[arg(long)]
-        max_attempts: Option<u32>,
-        /// The model (openai backend); default from OPENAI_MODEL or gpt-4o-mini.
-        #[arg(long)]
-        model: Option<String>,
-        /// An OpenAI-compatible endpoint (openai backend); default from OPENAI_BASE_URL.
-        #[arg(long)]
-        base_url: Option<String>,
-        /// Seconds one model request may take.
-        #[arg(long, default_value_t = 120.0)]
-        request_timeout: f64,
-        /// What to replay (replay backend): a workspace folder, or a revision of this workspace.
-        #[arg(long)]
-        from: Option<String>,
-        /// A folder of your own operator files, beside the built-in ones (repeatable).
-        #[arg(long = "operators")]
-        operator_dirs: Vec<PathBuf>,
+        #[command(flatten)]
+        evolve: cli::evolve::EvolveArgs,
     },
     /// The versions of a workspace, oldest first.
     Log {
@@ -160,18 +135,6 @@ fn parse_env(s: &str) -> Result<(String, String), String> {
     s.split_once('=')
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .ok_or_else(|| format!("`{s}` is not K=V"))
-}
-
-fn parse_stages(s: &str) -> Result<Vec<(String, String)>> {
-    s.split(',')
-        .filter(|p| !p.trim().is_empty())
-        .map(|p| {
-            let (k, v) = p
-                .split_once('=')
-                .with_context(|| format!("stage `{p}` is not NAME=VERSION"))?;
-            Ok((k.trim().to_string(), v.trim().to_string()))
-        })
-        .collect()
 }
 
 /// Ends quietly when the reader of our output goes away (`mcpevol anchor . | head`), as
@@ -268,41 +231,12 @@ fn run(cli: Cli) -> Result<()> {
         Command::Evolve {
             workdir,
             rounds,
-            backend,
-            seed,
             operators,
             json,
-            timeout,
-            stages,
-            max_attempts,
-            model,
-            base_url,
-            request_timeout,
-            from,
-            operator_dirs,
+            evolve: args,
         } => {
-            let backend = cli::backend::BackendSpec {
-                name: backend,
-                model,
-                base_url,
-                request_timeout,
-                from,
-            }
-            .build(None)?;
-            let max_attempts = max_attempts.unwrap_or(match backend {
-                evolve::Backend::Rules => evolve::MAX_ATTEMPTS,
-                _ => evolve::MAX_MODEL_ATTEMPTS,
-            });
-            let opts = evolve::Options {
-                backend,
-                operator_dirs,
-                rounds,
-                seed,
-                operators,
-                timeout: seconds(timeout)?,
-                stages: parse_stages(&stages)?,
-                max_attempts,
-            };
+            let mut opts = args.options(args.spec().build(None)?, rounds)?;
+            opts.operators = operators;
             let outcomes = runtime()?.block_on(evolve_until_interrupted(&workdir, &opts, json))?;
             if json {
                 print_json(&serde_json::json!({ "rounds": outcomes }))?;
@@ -486,10 +420,6 @@ async fn evolve_until_interrupted(
 
 fn runtime() -> Result<tokio::runtime::Runtime> {
     tokio::runtime::Runtime::new().context("cannot start the async runtime")
-}
-
-fn seconds(s: f64) -> Result<Duration> {
-    Duration::try_from_secs_f64(s).context("--timeout must be a positive number of seconds")
 }
 
 fn print_surveys(surveys: &[PackageSurvey]) {

@@ -8,6 +8,8 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+use common::{mcpevol, ok};
+
 use serde_json::Value;
 
 const ROUNDS: &str = "3";
@@ -17,36 +19,18 @@ fn manifest() -> PathBuf {
     common::repo().join("fixtures/batch.toml")
 }
 
-fn mcpevol(args: &[&str]) -> Output {
-    Command::new(common::bin()).args(args).output().unwrap()
+/// `mcpevol batch` of the fixture manifest into `out`, ready to run.
+fn batch_command(out: &Path, jobs: &str) -> Command {
+    let mut cmd = Command::new(common::bin());
+    cmd.arg("batch")
+        .arg(manifest())
+        .args(["--rounds", ROUNDS, "--seed", SEED, "--jobs", jobs, "--out"])
+        .arg(out);
+    cmd
 }
 
 fn batch(out: &Path, jobs: &str) -> Output {
-    let m = manifest();
-    let args = vec![
-        "batch",
-        m.to_str().unwrap(),
-        "--rounds",
-        ROUNDS,
-        "--seed",
-        SEED,
-        "--jobs",
-        jobs,
-        "--out",
-        out.to_str().unwrap(),
-    ];
-    mcpevol(&args)
-}
-
-fn ok(output: Output) -> Output {
-    assert!(
-        output.status.success(),
-        "exit {:?}\nstdout: {}\nstderr: {}",
-        output.status,
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output
+    batch_command(out, jobs).output().unwrap()
 }
 
 fn stderr(output: &Output) -> String {
@@ -61,7 +45,9 @@ fn summary(dir: &Path) -> Value {
 fn comparable(mut s: Value) -> Value {
     s.as_object_mut().unwrap().remove("shards");
     for server in s["servers"].as_array_mut().unwrap() {
-        server.as_object_mut().unwrap().remove("seconds");
+        let server = server.as_object_mut().unwrap();
+        server.remove("seconds");
+        server.remove("steps");
     }
     s
 }
@@ -204,19 +190,7 @@ fn a_batch_interrupted_by_sigint_resumes_to_the_same_commits_as_an_uninterrupted
     ok(batch(&whole, "1"));
 
     let resumed = tmp.path().join("resumed");
-    let m = manifest();
-    let mut child = Command::new(common::bin())
-        .args([
-            "batch",
-            m.to_str().unwrap(),
-            "--rounds",
-            ROUNDS,
-            "--seed",
-            SEED,
-            "--jobs",
-            "2",
-        ])
-        .args(["--out", resumed.to_str().unwrap()])
+    let mut child = batch_command(&resumed, "2")
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()

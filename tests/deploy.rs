@@ -10,7 +10,9 @@ use serde_json::Value;
 
 #[test]
 fn the_deploy_files_pass_kubernetes_validate_shellcheck_and_sbatch() {
-    let out = Command::new(common::repo().join("deploy/check.sh")).output().unwrap();
+    let out = Command::new(common::repo().join("deploy/check.sh"))
+        .output()
+        .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -18,7 +20,11 @@ fn the_deploy_files_pass_kubernetes_validate_shellcheck_and_sbatch() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(text.matches(" passed for resource ").count(), 3, "{text}");
-    assert_eq!(text.matches("sbatch's option parsing fine").count(), 2, "{text}");
+    assert_eq!(
+        text.matches("sbatch's option parsing fine").count(),
+        2,
+        "{text}"
+    );
 }
 
 #[test]

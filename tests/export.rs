@@ -4,59 +4,30 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 use serde_json::Value;
 
 use mcpevol::record;
 use mcpevol::workspace::Workspace;
 
-fn mcpevol(args: &[&str]) -> Output {
-    Command::new(common::bin()).args(args).output().unwrap()
-}
-
-fn ok(o: Output) -> Output {
-    assert!(
-        o.status.success(),
-        "stdout: {}\nstderr: {}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    o
-}
-
 /// A batch of three fixtures: a plain one, a TypeScript one launched through `--import tsx`
 /// (resolved from its working folder), one whose tools depend on launch env and args.
 fn evolved_batch(tmp: &Path) -> PathBuf {
-    let fixtures = common::repo().join("fixtures");
-    common::require_npm_install(&fixtures);
-    let manifest = tmp.join("m.toml");
-    let servers: String = ["switch-esm", "cross-file-ts", "flagged-tools"]
-        .iter()
-        .map(|f| {
-            format!(
-                "[[server]]\nid = \"{f}\"\nsource = \"{}/{f}\"\n\n",
-                fixtures.display()
-            )
-        })
-        .collect();
-    std::fs::write(&manifest, servers).unwrap();
-    let out = tmp.join("batch");
-    ok(mcpevol(&[
-        "batch",
-        manifest.to_str().unwrap(),
-        "--rounds",
-        "2",
-        "--seed",
-        "3",
-        "--jobs",
-        "2",
-        "--stages",
-        "early=v0,middle=v1,late=v2",
-        "--out",
-        out.to_str().unwrap(),
-    ]));
-    out
+    common::fixture_batch(
+        tmp,
+        &["switch-esm", "cross-file-ts", "flagged-tools"],
+        &[
+            "--rounds",
+            "2",
+            "--seed",
+            "3",
+            "--jobs",
+            "2",
+            "--stages",
+            "early=v0,middle=v1,late=v2",
+        ],
+    )
 }
 
 /// A listed tool as mcpevol records it: through the MCP SDK's `Tool` type, which has no field
@@ -83,7 +54,7 @@ fn every_exported_stage_started_from_mcp_json_lists_its_recorded_tools() {
     let tmp = tempfile::tempdir().unwrap();
     let batch = evolved_batch(tmp.path());
     let into = tmp.path().join("export");
-    ok(mcpevol(&[
+    common::ok(common::mcpevol(&[
         "export",
         batch.to_str().unwrap(),
         "--stages",
@@ -103,7 +74,7 @@ fn every_exported_stage_started_from_mcp_json_lists_its_recorded_tools() {
         .current_dir(tmp.path())
         .output()
         .unwrap();
-    let client = ok(client);
+    let client = common::ok(client);
     let listed: Value = serde_json::from_slice(&client.stdout).unwrap();
     let mut changed = 0;
     for (key, entry) in servers {
@@ -134,13 +105,13 @@ fn exporting_a_stage_that_does_not_exist_names_the_tag_and_writes_nothing() {
     let tmp = tempfile::tempdir().unwrap();
     let fixtures = common::repo().join("fixtures");
     let ws = tmp.path().join("ws");
-    ok(mcpevol(&[
+    common::ok(common::mcpevol(&[
         "init",
         fixtures.join("if-cjs").to_str().unwrap(),
         ws.to_str().unwrap(),
     ]));
     let into = tmp.path().join("export");
-    let o = mcpevol(&[
+    let o = common::mcpevol(&[
         "export",
         ws.to_str().unwrap(),
         "--stages",
@@ -157,7 +128,7 @@ fn exporting_a_stage_that_does_not_exist_names_the_tag_and_writes_nothing() {
         "{err}"
     );
     assert!(!into.exists());
-    ok(mcpevol(&[
+    common::ok(common::mcpevol(&[
         "export",
         ws.to_str().unwrap(),
         "--stages",

@@ -6,7 +6,9 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
+
+use common::ok;
 
 use serde_json::Value;
 
@@ -15,45 +17,18 @@ use mcpevol::workspace::Workspace;
 
 const SERVERS: [&str; 3] = ["switch-esm", "register-esm", "if-cjs"];
 
-fn ok(o: Output) -> Output {
-    assert!(
-        o.status.success(),
-        "stdout: {}\nstderr: {}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    o
-}
-
 fn evolved_batch(tmp: &Path) -> PathBuf {
-    let fixtures = common::repo().join("fixtures");
-    common::require_npm_install(&fixtures);
-    let manifest = tmp.join("m.toml");
-    let text: String = SERVERS
-        .iter()
-        .map(|f| {
-            format!(
-                "[[server]]\nid = \"{f}\"\nsource = \"{}/{f}\"\n\n",
-                fixtures.display()
-            )
-        })
-        .collect();
-    std::fs::write(&manifest, text).unwrap();
-    let out = tmp.join("batch");
-    ok(Command::new(common::bin())
-        .args([
-            "batch",
-            manifest.to_str().unwrap(),
-            "--rounds",
-            "4",
-            "--seed",
-            "5",
-        ])
-        .args(["--jobs", "2", "--stages", "early=v0,middle=v2,late=v4"])
-        .args(["--out", out.to_str().unwrap()])
-        .output()
-        .unwrap());
-    out
+    let args = [
+        "--rounds",
+        "4",
+        "--seed",
+        "5",
+        "--jobs",
+        "2",
+        "--stages",
+        "early=v0,middle=v2,late=v4",
+    ];
+    common::fixture_batch(tmp, &SERVERS, &args)
 }
 
 /// Each server's records, read straight from its workspace.
@@ -255,6 +230,11 @@ fn breaking_total(all: &BTreeMap<String, Vec<RoundRecord>>) -> usize {
 fn the_markdown_report_has_a_section_per_round_and_marks_breaking_changes() {
     let tmp = tempfile::tempdir().unwrap();
     let batch = evolved_batch(tmp.path());
+    // A failed round lives in the batch's state, not in the workspace.
+    let state = batch.join("state/if-cjs.json");
+    let mut st: Value = serde_json::from_str(&std::fs::read_to_string(&state).unwrap()).unwrap();
+    st["failed_rounds"] = serde_json::json!([{"version": "v5", "operator": "O3", "reason": "contract: no tool removed"}]);
+    std::fs::write(&state, st.to_string()).unwrap();
     let md = tmp.path().join("report.md");
     ok(Command::new(common::bin())
         .args([
@@ -273,13 +253,15 @@ fn the_markdown_report_has_a_section_per_round_and_marks_breaking_changes() {
     assert_eq!(text.matches("```diff").count(), rounds);
     for name in SERVERS {
         assert!(text.contains(&format!("\n## {name}\n")), "{name}");
-        assert!(
-            text.contains(&format!("| {name} | complete | v4 |")),
-            "{text}"
-        );
     }
+    assert!(text.contains("| switch-esm | complete | v4 |"), "{text}");
+    assert!(text.contains("| if-cjs | incomplete | v4 |"), "{text}");
     assert!(
         text.contains("Timeline: v0 [early] original → v1 "),
+        "{text}"
+    );
+    assert!(
+        text.contains(" → v5 failed (contract: no tool removed)\n"),
         "{text}"
     );
 }

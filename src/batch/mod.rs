@@ -27,7 +27,7 @@ use crate::workspace::Workspace;
 use manifest::{Manifest, Server};
 use progress::Progress;
 use shard::Shard;
-use state::{FailedRound, Plan, Planned, ServerState};
+use state::{FailedRound, Plan, Planned, ServerState, StepTimes};
 use summary::Summary;
 
 #[derive(Debug, thiserror::Error)]
@@ -264,7 +264,7 @@ impl Job<'_> {
         let mut st = ServerState::load(self.out, name)?;
         let started = Instant::now();
         let outcome = tokio::select! {
-            r = self.evolve(&mut st.failed_rounds) => Some(r),
+            r = self.evolve(&mut st.failed_rounds, &mut st.steps) => Some(r),
             _ = cancel.wait_for(|stop| *stop) => None,
         };
         st.seconds += started.elapsed().as_secs_f64();
@@ -302,7 +302,11 @@ impl Job<'_> {
 
     /// Installs the server if its workspace is not there yet, drops what an interrupted run
     /// left half made, and runs the rounds still to do. Failed rounds go to `failed`.
-    async fn evolve(&self, failed: &mut Vec<FailedRound>) -> Result<(), String> {
+    async fn evolve(
+        &self,
+        failed: &mut Vec<FailedRound>,
+        steps: &mut StepTimes,
+    ) -> Result<(), String> {
         let name = &self.server.name;
         let ws_dir = state::workspace_dir(self.out, name);
         if ws_dir.exists() && Workspace::open(&ws_dir).is_err() {
@@ -319,9 +323,10 @@ impl Job<'_> {
                 timeout: self.opts.timeout,
                 stages: self.opts.stages.clone(),
             };
-            init(&self.server.origin.as_source(), &ws_dir, &opts)
-                .await
-                .map_err(|e| format!("init: {e}"))?;
+            let started = Instant::now();
+            let made = init(&self.server.origin.as_source(), &ws_dir, &opts).await;
+            steps.init_ms += started.elapsed().as_secs_f64() * 1e3;
+            made.map_err(|e| format!("init: {e}"))?;
         }
         let reached = settle(&ws_dir)?;
         let remaining = self.planned.rounds.saturating_sub(reached);
@@ -343,6 +348,7 @@ impl Job<'_> {
         self.progress
             .phase(name, &format!("round {}/{target}", reached + 1));
         evolve::evolve(&ws_dir, &opts, |o: &RoundOutcome| {
+            steps.add_round(&o.timings);
             let op = o.operator.as_deref().unwrap_or("--");
             let number: u32 = o.version.trim_start_matches('v').parse().unwrap_or(0);
             let text = match &o.commit {

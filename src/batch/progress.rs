@@ -93,7 +93,7 @@ impl Progress {
                 let bar = lines.entry(name.to_string()).or_insert_with(|| {
                     let bar = multi.add(ProgressBar::new_spinner());
                     bar.set_style(
-                        ProgressStyle::with_template("  {spinner} {prefix:<24} {msg}")
+                        ProgressStyle::with_template("  {spinner} {prefix:<24} {elapsed:>4} {msg}")
                             .expect("a valid template"),
                     );
                     bar.set_prefix(name.to_string());

@@ -96,6 +96,32 @@ pub struct ServerState {
     pub error: Option<String>,
     /// Its last run was stopped by a signal.
     pub interrupted: bool,
+    /// Where its time went, all runs together.
+    #[serde(default)]
+    pub steps: StepTimes,
+}
+
+/// Milliseconds per step of a server's evolution; `server_ms` and `init_ms` are mostly waiting
+/// on node (the server starting, listing, answering calls; npm installing).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct StepTimes {
+    /// Installing the package and recording v0 (`init`).
+    pub init_ms: f64,
+    pub anchor_ms: f64,
+    pub mutate_ms: f64,
+    pub check_ms: f64,
+    pub server_ms: f64,
+    pub commit_ms: f64,
+}
+
+impl StepTimes {
+    pub fn add_round(&mut self, t: &crate::evolve::Timings) {
+        self.anchor_ms += t.anchor_ms;
+        self.mutate_ms += t.mutate_ms;
+        self.check_ms += t.check_ms;
+        self.server_ms += t.server_ms;
+        self.commit_ms += t.commit_ms;
+    }
 }
 
 pub fn workspace_dir(dir: &Path, name: &str) -> PathBuf {

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::BatchError;
 use super::shard::Shard;
-use super::state::{self, Plan, Planned, ServerState};
+use super::state::{self, Plan, Planned, ServerState, StepTimes};
 use crate::llm::Usage;
 use crate::report::history::{self, Tests};
 use crate::workspace::Workspace;
@@ -53,6 +53,8 @@ pub struct ServerSummary {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     pub seconds: f64,
+    /// Where the time went (varies from run to run, as `seconds` does).
+    pub steps: StepTimes,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -262,6 +264,7 @@ fn server(dir: &Path, planned: &Planned) -> Result<ServerSummary, BatchError> {
         rounds: rounds.into_iter().map(|(_, r)| r).collect(),
         error: st.error,
         seconds: st.seconds,
+        steps: st.steps,
         usage: history::usage(records.iter().map(|(_, r)| r)),
         model: records.iter().rev().find_map(|(_, r)| r.model.clone()),
     })

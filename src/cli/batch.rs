@@ -11,10 +11,9 @@ use mcpevol::batch::manifest::Manifest;
 use mcpevol::batch::shard::ShardArg;
 use mcpevol::batch::summary::{Status, Summary};
 use mcpevol::batch::{self, merge, state};
-use mcpevol::evolve::{self, ReplaySource};
-use mcpevol::server;
+use mcpevol::evolve::{Backend, ReplaySource};
 
-use super::backend::BackendSpec;
+use super::evolve::EvolveArgs;
 
 #[derive(Args)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
@@ -33,34 +32,14 @@ pub struct BatchArgs {
     /// The batch folder: one workspace per server under servers/, summary.json.
     #[arg(long, required = true)]
     out: Option<PathBuf>,
-    #[arg(long, default_value = "rules")]
-    backend: String,
-    /// The batch seed; each server's seed is derived from it and the server's name.
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
     /// Run the I-th of N slices (0 <= I < N), or `auto` to read it from the scheduler.
     #[arg(long)]
     shard: Option<ShardArg>,
     /// Print the summary as JSON instead of a table.
     #[arg(long)]
     json: bool,
-    #[arg(long, default_value_t = server::DEFAULT_TIMEOUT.as_secs_f64())]
-    timeout: f64,
-    #[arg(long, default_value = "early=v0,middle=v3,late=v5")]
-    stages: String,
-    #[arg(long)]
-    max_attempts: Option<u32>,
-    #[arg(long)]
-    model: Option<String>,
-    #[arg(long)]
-    base_url: Option<String>,
-    #[arg(long, default_value_t = 120.0)]
-    request_timeout: f64,
-    /// Replay backend: an earlier batch folder; each server replays its own workspace there.
-    #[arg(long)]
-    from: Option<PathBuf>,
-    #[arg(long = "operators")]
-    operator_dirs: Vec<PathBuf>,
+    #[command(flatten)]
+    evolve: EvolveArgs,
 }
 
 #[derive(Subcommand)]
@@ -83,41 +62,32 @@ pub fn run(args: BatchArgs) -> Result<()> {
     let (Some(manifest), Some(rounds), Some(out)) = (args.manifest, args.rounds, args.out) else {
         unreachable!("clap requires them without a subcommand");
     };
-    let spec = BackendSpec {
-        name: args.backend.clone(),
-        model: args.model,
-        base_url: args.base_url,
-        request_timeout: args.request_timeout,
-        from: args.from.as_ref().map(|p| p.display().to_string()),
-    };
+    let common = args.evolve;
+    let spec = common.spec();
     spec.check()?;
     let manifest = Manifest::load(&manifest)?;
     let shard = args
         .shard
         .unwrap_or(ShardArg::Fixed(Default::default()))
         .resolve()?;
-    let max_attempts = args.max_attempts.unwrap_or(if spec.is_rules() {
-        evolve::MAX_ATTEMPTS
-    } else {
-        evolve::MAX_MODEL_ATTEMPTS
-    });
-    let from = args.from.clone();
+    let from = common.from.clone().map(PathBuf::from);
     let backend: batch::BackendFor = Arc::new(move |s| {
         let replay = from
             .as_ref()
             .map(|dir| ReplaySource::Workspace(state::workspace_dir(dir, &s.name)));
         spec.build(replay).map_err(|e| format!("{e:#}"))
     });
+    let evolve = common.options(Backend::Rules, rounds)?;
     let opts = batch::Options {
         rounds,
-        seed: args.seed,
+        seed: evolve.seed,
         jobs: args.jobs,
-        backend_name: args.backend,
+        backend_name: common.backend.clone(),
         backend,
-        operator_dirs: args.operator_dirs,
-        timeout: super::super::seconds(args.timeout)?,
-        stages: super::super::parse_stages(&args.stages)?,
-        max_attempts,
+        operator_dirs: evolve.operator_dirs,
+        timeout: evolve.timeout,
+        stages: evolve.stages,
+        max_attempts: evolve.max_attempts,
         shard,
         bars: !args.json && std::io::stdout().is_terminal() && std::io::stderr().is_terminal(),
     };

@@ -66,3 +66,8 @@ pub fn usage<'a>(records: impl IntoIterator<Item = &'a RoundRecord>) -> Option<U
             t
         })
 }
+
+/// 3 for the version tag "v3"; None for anything else.
+pub fn version_number(tag: &str) -> Option<u32> {
+    tag.strip_prefix('v')?.parse().ok()
+}

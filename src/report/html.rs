@@ -239,47 +239,34 @@ fn operator(v: &VersionView) -> String {
 }
 
 fn timeline(s: &ServerView) -> String {
-    let mut items: Vec<(u32, bool, String)> = s
-        .versions
-        .iter()
-        .map(|v| {
-            let stages: String = v
-                .stages
-                .iter()
-                .map(|st| format!("<span class=\"stage\">{}</span>", esc(st)))
-                .collect();
-            let op = v.record.operator.as_deref().unwrap_or("original");
-            let html = format!(
-                "<li class=\"version\" data-version=\"{t}\"><span class=\"tag\">{t}</span>{stages}\
-                 <span class=\"op\">{}</span></li>",
-                esc(op),
-                t = v.version.tag
-            );
-            (v.version.number, false, html)
-        })
-        .collect();
-    for r in s
-        .batch
-        .iter()
-        .flat_map(|b| &b.rounds)
-        .filter(|r| r.status == "failed")
-    {
-        let number = r
-            .version
-            .trim_start_matches('v')
-            .parse()
-            .unwrap_or(u32::MAX);
-        let html = format!(
-            "<li class=\"version failed-round\" data-version=\"{t}\" title=\"{why}\"><span class=\"tag\">{t} ✗</span>\
-             <span class=\"op\">{op}</span><span class=\"why\">{why}</span></li>",
-            t = esc(&r.version),
-            op = esc(r.operator.as_deref().unwrap_or("--")),
-            why = esc(r.reason.as_deref().unwrap_or(""))
-        );
-        items.push((number, true, html));
+    let mut list = String::new();
+    for item in s.timeline() {
+        let op = esc(item.operator.as_deref().unwrap_or("original"));
+        let t = esc(&item.version);
+        match &item.failed {
+            None => {
+                let stages: String = item
+                    .stages
+                    .iter()
+                    .map(|st| format!("<span class=\"stage\">{}</span>", esc(st)))
+                    .collect();
+                let _ = write!(
+                    list,
+                    "<li class=\"version\" data-version=\"{t}\"><span class=\"tag\">{t}</span>{stages}\
+                     <span class=\"op\">{op}</span></li>"
+                );
+            }
+            Some(why) => {
+                let _ = write!(
+                    list,
+                    "<li class=\"version failed-round\" data-version=\"{t}\" title=\"{why}\">\
+                     <span class=\"tag\">{t} ✗</span><span class=\"op\">{op}</span>\
+                     <span class=\"why\">{why}</span></li>",
+                    why = esc(why)
+                );
+            }
+        }
     }
-    items.sort_by_key(|(n, failed, _)| (*n, *failed));
-    let list: String = items.into_iter().map(|(_, _, h)| h).collect();
     format!("<h3>Timeline</h3><ol class=\"timeline\">{list}</ol>")
 }
 

@@ -71,41 +71,26 @@ pub fn render(data: &ReportData) -> String {
 
 fn server(s: &ServerView) -> String {
     let mut out = format!("\n## {}\n\n", s.name);
-    let mut timeline: Vec<(u32, String)> = s
-        .versions
-        .iter()
-        .map(|v| {
-            let stages = if v.stages.is_empty() {
-                String::new()
-            } else {
-                format!(" [{}]", v.stages.join(", "))
-            };
-            let op = v.record.operator.as_deref().unwrap_or("original");
-            (v.version.number, format!("{}{stages} {op}", v.version.tag))
+    let line: Vec<String> = s
+        .timeline()
+        .into_iter()
+        .map(|item| match item.failed {
+            Some(why) => format!("{} failed ({why})", item.version),
+            None if item.stages.is_empty() => {
+                format!(
+                    "{} {}",
+                    item.version,
+                    item.operator.as_deref().unwrap_or("original")
+                )
+            }
+            None => format!(
+                "{} [{}] {}",
+                item.version,
+                item.stages.join(", "),
+                item.operator.as_deref().unwrap_or("original")
+            ),
         })
         .collect();
-    for r in s
-        .batch
-        .iter()
-        .flat_map(|b| &b.rounds)
-        .filter(|r| r.status == "failed")
-    {
-        let n = r
-            .version
-            .trim_start_matches('v')
-            .parse()
-            .unwrap_or(u32::MAX);
-        timeline.push((
-            n,
-            format!(
-                "{} failed ({})",
-                r.version,
-                r.reason.as_deref().unwrap_or("")
-            ),
-        ));
-    }
-    timeline.sort_by_key(|(n, _)| *n);
-    let line: Vec<String> = timeline.into_iter().map(|(_, t)| t).collect();
     let _ = writeln!(out, "Timeline: {}\n", line.join(" → "));
     out += "| version | operator | summary | patterns | tests passed / failed / unverifiable | tokens |\n\
             | --- | --- | --- | --- | --- | --- |\n";

@@ -72,6 +72,57 @@ pub struct ServerView {
     pub batch: Option<ServerSummary>,
 }
 
+/// One step of a server's timeline: a version, or a round that failed.
+#[derive(Debug, Clone)]
+pub struct TimelineItem {
+    pub version: String,
+    pub stages: Vec<String>,
+    /// None for the original version.
+    pub operator: Option<String>,
+    /// Why the round failed; None for a committed version.
+    pub failed: Option<String>,
+}
+
+impl ServerView {
+    /// Versions and failed rounds, in round order (a failed round after the version it did not
+    /// replace, when the evolution went on).
+    pub fn timeline(&self) -> Vec<TimelineItem> {
+        let mut items: Vec<(u32, bool, TimelineItem)> = self
+            .versions
+            .iter()
+            .map(|v| {
+                let item = TimelineItem {
+                    version: v.version.tag.clone(),
+                    stages: v.stages.clone(),
+                    operator: v.record.operator.clone(),
+                    failed: None,
+                };
+                (v.version.number, false, item)
+            })
+            .collect();
+        for r in self
+            .batch
+            .iter()
+            .flat_map(|b| &b.rounds)
+            .filter(|r| r.status == "failed")
+        {
+            let item = TimelineItem {
+                version: r.version.clone(),
+                stages: Vec::new(),
+                operator: r.operator.clone(),
+                failed: Some(r.reason.clone().unwrap_or_default()),
+            };
+            items.push((
+                history::version_number(&r.version).unwrap_or(u32::MAX),
+                true,
+                item,
+            ));
+        }
+        items.sort_by_key(|(n, failed, _)| (*n, *failed));
+        items.into_iter().map(|(_, _, item)| item).collect()
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct ReportData {
     /// What the report is of, as given.
