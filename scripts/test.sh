@@ -5,5 +5,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v node >/dev/null || { echo "node (>= 20) is required: the tests spawn real MCP servers" >&2; exit 1; }
 scripts/install-servers.sh
+# tests/report.rs opens the HTML report in Debian's chromium, headless; without it that check is
+# skipped with a loud message.
+if ! command -v chromium >/dev/null && command -v apt-get >/dev/null; then
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } ||
+    echo "WARNING: cannot install chromium; the browser check of the HTML report will be skipped" >&2
+fi
 # --lib --bins --tests: no doc tests, of which there are none (their empty summary would close the log).
 cargo test --locked --lib --bins --tests "$@"

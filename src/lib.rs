@@ -16,12 +16,14 @@
 //! real servers, and [`crashpoint`] lets tests kill a run at a chosen place.
 
 pub mod anchor;
+pub mod batch;
 pub mod catalog;
 pub mod confine;
 pub mod contract;
 pub mod crashpoint;
 pub mod edit;
 pub mod evolve;
+pub mod export;
 pub mod init;
 pub mod inventory;
 pub mod llm;

@@ -7,9 +7,11 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 
+mod cli;
+use cli::evolve::seconds;
+
 use mcpevol::catalog::Catalog;
 use mcpevol::inventory::{Inventory, Span};
-use mcpevol::llm::{LlmClient, LlmConfig};
 use mcpevol::server;
 use mcpevol::server::sandbox::Isolation;
 use mcpevol::survey::{self, PackageSurvey};
@@ -77,47 +79,13 @@ enum Command {
         workdir: PathBuf,
         #[arg(long)]
         rounds: u32,
-        #[arg(long, default_value = "rules")]
-        backend: String,
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
         /// Force the operator (repeatable: one per round, in turn).
         #[arg(long = "operator")]
         operators: Vec<String>,
         #[arg(long)]
         json: bool,
-        #[arg(long, default_value_t = server::DEFAULT_TIMEOUT.as_secs_f64())]
-        timeout: f64,
-        /// Stage tags, NAME=VERSION separated by commas.
-        #[arg(long, default_value = "early=v0,middle=v3,late=v5")]
-        stages: String,
-        /// Attempts per round (rules: targets, then operators; models: replies per step) before
-        /// the round is reported as failed. Default 6 for rules, 3 for a model.
-        #[arg(long)]
-        max_attempts: Option<u32>,
-        /// Failed rounds tolerated (each rolled back, recorded and tried again with other
-        /// choices) before the evolution stops short of --rounds versions.
-        #[arg(long, default_value_t = evolve::MAX_FAILED_ROUNDS)]
-        max_failed_rounds: u32,
-        /// The model (openai backend); default from OPENAI_MODEL or gpt-4o-mini.
-        #[arg(long)]
-        model: Option<String>,
-        /// An OpenAI-compatible endpoint (openai backend); default from OPENAI_BASE_URL.
-        #[arg(long)]
-        base_url: Option<String>,
-        /// Seconds one model request may take.
-        #[arg(long, default_value_t = 120.0)]
-        request_timeout: f64,
-        /// What to replay (replay backend): a workspace folder, or a revision of this workspace.
-        #[arg(long)]
-        from: Option<String>,
-        /// A folder of your own operator files, beside the built-in ones (repeatable).
-        #[arg(long = "operators")]
-        operator_dirs: Vec<PathBuf>,
-        /// Isolate the server (no network, read-only files outside its scratch folder);
-        /// `off` runs it without namespaces (its environment is scrubbed all the same).
-        #[arg(long, value_enum, default_value_t = Isolation::On)]
-        sandbox: Isolation,
+        #[command(flatten)]
+        evolve: cli::evolve::EvolveArgs,
     },
     /// The versions of a workspace, oldest first.
     Log {
@@ -152,6 +120,12 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Isolation::On)]
         sandbox: Isolation,
     },
+    /// Evolve every server of a manifest, several at once, one workspace each (resumable).
+    Batch(cli::batch::BatchArgs),
+    /// Write stages of a workspace or batch as runnable folders, with an mcp.json for clients.
+    Export(cli::export::ExportArgs),
+    /// Write a report of a workspace or batch: one self-contained HTML page, or Markdown.
+    Report(cli::report::ReportArgs),
 }
 
 #[derive(Subcommand)]
@@ -174,18 +148,6 @@ fn parse_env(s: &str) -> Result<(String, String), String> {
     s.split_once('=')
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .ok_or_else(|| format!("`{s}` is not K=V"))
-}
-
-fn parse_stages(s: &str) -> Result<Vec<(String, String)>> {
-    s.split(',')
-        .filter(|p| !p.trim().is_empty())
-        .map(|p| {
-            let (k, v) = p
-                .split_once('=')
-                .with_context(|| format!("stage `{p}` is not NAME=VERSION"))?;
-            Ok((k.trim().to_string(), v.trim().to_string()))
-        })
-        .collect()
 }
 
 /// Ends quietly when the reader of our output goes away (`mcpevol anchor . | head`), as
@@ -286,64 +248,16 @@ fn run(cli: Cli) -> Result<()> {
         Command::Evolve {
             workdir,
             rounds,
-            backend,
-            seed,
             operators,
             json,
-            timeout,
-            stages,
-            max_attempts,
-            max_failed_rounds,
-            model,
-            base_url,
-            request_timeout,
-            from,
-            operator_dirs,
-            sandbox,
+            evolve: args,
         } => {
-            isolate(sandbox);
+            isolate(args.sandbox);
             if let Some(recovery) = Workspace::open(&workdir)?.recover()? {
                 eprintln!("recovered: {recovery}");
             }
-            let backend = match (backend.as_str(), from) {
-                ("rules", _) => evolve::Backend::Rules,
-                ("openai", _) => {
-                    let mut config = LlmConfig::from_env(model, base_url);
-                    config.timeout = seconds(request_timeout)?;
-                    let model = config.model.clone();
-                    let provider = config.provider();
-                    let client = LlmClient::new(config).context("cannot set up the LLM client")?;
-                    evolve::Backend::Llm {
-                        chat: std::sync::Arc::new(client),
-                        model,
-                        provider,
-                    }
-                }
-                ("replay", Some(from)) => evolve::Backend::Replay {
-                    from: evolve::ReplaySource::parse(&from),
-                },
-                ("replay", None) => anyhow::bail!(
-                    "--backend replay needs --from <WORKDIR>, the workspace whose exchanges to replay"
-                ),
-                (other, _) => {
-                    anyhow::bail!("unknown backend `{other}`; use rules, openai or replay")
-                }
-            };
-            let max_attempts = max_attempts.unwrap_or(match backend {
-                evolve::Backend::Rules => evolve::MAX_ATTEMPTS,
-                _ => evolve::MAX_MODEL_ATTEMPTS,
-            });
-            let opts = evolve::Options {
-                backend,
-                operator_dirs,
-                rounds,
-                seed,
-                operators,
-                timeout: seconds(timeout)?,
-                stages: parse_stages(&stages)?,
-                max_attempts,
-                max_failed_rounds,
-            };
+            let mut opts = args.options(args.spec().build(None)?, rounds)?;
+            opts.operators = operators;
             let outcomes = runtime()?.block_on(evolve_until_interrupted(&workdir, &opts, json))?;
             let committed = outcomes
                 .iter()
@@ -499,6 +413,9 @@ fn run(cli: Cli) -> Result<()> {
                 );
             }
         }
+        Command::Batch(args) => cli::batch::run(args)?,
+        Command::Export(args) => cli::export::run(args)?,
+        Command::Report(args) => cli::report::run(args)?,
     }
     Ok(())
 }
@@ -551,10 +468,6 @@ fn isolate(isolation: Isolation) {
 
 fn runtime() -> Result<tokio::runtime::Runtime> {
     tokio::runtime::Runtime::new().context("cannot start the async runtime")
-}
-
-fn seconds(s: f64) -> Result<Duration> {
-    Duration::try_from_secs_f64(s).context("--timeout must be a positive number of seconds")
 }
 
 fn print_surveys(surveys: &[PackageSurvey]) {

@@ -3,6 +3,13 @@
 
 use serde::Serialize;
 
+pub mod highlight;
+pub mod history;
+pub mod html;
+pub mod markdown;
+pub mod model;
+mod svg;
+
 use crate::record::{self, RecordError};
 use crate::schema::{self, SchemaChange};
 use crate::workspace::Workspace;

@@ -17,7 +17,7 @@ mod repo_tests;
 
 use std::path::PathBuf;
 
-pub use package::{Source, materialize};
+pub use package::{Source, copy_tree, materialize};
 pub use recover::{EvolveLock, Recovery};
 pub use repo::Workspace;
 

@@ -175,7 +175,7 @@ fn copy_package_files(from: &Path, to: &Path) -> Result<(), WorkspaceError> {
 
 /// Copies a `node_modules` folder as it is, its links included: `.bin` entries and
 /// workspace packages are relative links that still resolve inside the copy.
-fn copy_tree(from: &Path, to: &Path) -> Result<(), WorkspaceError> {
+pub fn copy_tree(from: &Path, to: &Path) -> Result<(), WorkspaceError> {
     copy_dir(from, to, true)
 }
 

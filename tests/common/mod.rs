@@ -111,3 +111,51 @@ pub fn git(dir: &Path, args: &[&str]) -> std::process::Output {
     );
     out
 }
+
+/// Runs the mcpevol binary.
+pub fn mcpevol(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(bin())
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// `output`, after checking that it succeeded (its stdout and stderr shown if not).
+pub fn ok(output: std::process::Output) -> std::process::Output {
+    assert!(
+        output.status.success(),
+        "exit {:?}\nstdout: {}\nstderr: {}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+/// A batch of the named fixture servers evolved into `tmp/batch` (manifest `tmp/m.toml`),
+/// `mcpevol batch` given `args` besides the manifest and `--out`.
+pub fn fixture_batch(tmp: &Path, servers: &[&str], args: &[&str]) -> PathBuf {
+    let fixtures = repo().join("fixtures");
+    require_npm_install(&fixtures);
+    let manifest = tmp.join("m.toml");
+    let text: String = servers
+        .iter()
+        .map(|f| {
+            format!(
+                "[[server]]\nid = \"{f}\"\nsource = \"{}/{f}\"\n\n",
+                fixtures.display()
+            )
+        })
+        .collect();
+    std::fs::write(&manifest, text).unwrap();
+    let out = tmp.join("batch");
+    let mut all = vec![
+        "batch",
+        manifest.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    all.extend_from_slice(args);
+    ok(mcpevol(&all));
+    out
+}
