@@ -13,8 +13,9 @@ while IFS= read -r f; do
   { printf "$lang"; cat "$f"; } >"$corpus/anchor_source/$(echo "$f" | tr / _)"
 done < <(find fixtures servers-npm -path '*/node_modules' -prune -o -type f \
            \( -name '*.js' -o -name '*.ts' -o -name '*.mjs' -o -name '*.cjs' \) -print)
-printf '\x00server.tool("a\xc3\xa9' >"$corpus/anchor_source/unterminated-multibyte"
-printf "\x01const T = { name: 'x\xe2\x82\xac" >"$corpus/anchor_source/unterminated-euro"
+# Unterminated literals ending in a multi-byte character (src/anchor/syntax.rs tests).
+printf '\x00server.tool("\xc3\xa9\n, {}, async () => {});' >"$corpus/anchor_source/unterminated-e-acute"
+printf '\x01const ToolName = { ECHO: "ech\xe2\x82\xac\n};' >"$corpus/anchor_source/unterminated-euro"
 
 # model_reply
 printf 'src/index.js\n```js\n<<<<<<< SEARCH\n  a: 1,\n=======\n  a: 2,\n>>>>>>> REPLACE\n```\n' \
