@@ -358,10 +358,16 @@ mod tests {
     fn a_search_text_that_overlaps_another_occurrence_of_itself_is_ambiguous() {
         let dir = package(&[("a.js", "aaa\n")]);
         let err = apply(dir.path(), &[hunk("a.js", "aa", "b")]).unwrap_err();
-        assert!(matches!(err, EditError::Ambiguous { count: 2, .. }), "{err}");
+        assert!(
+            matches!(err, EditError::Ambiguous { count: 2, .. }),
+            "{err}"
+        );
         let dir = package(&[("a.js", "x y x y x\n")]);
         let err = apply(dir.path(), &[hunk("a.js", "x  y\tx", "z")]).unwrap_err();
-        assert!(matches!(err, EditError::Ambiguous { count: 2, .. }), "{err}");
+        assert!(
+            matches!(err, EditError::Ambiguous { count: 2, .. }),
+            "{err}"
+        );
     }
 
     /// Found by the `edit_hunks` fuzz target: `"\n\n\n"` was taken as unique in `"\n\n\n\n"`,

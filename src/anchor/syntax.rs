@@ -241,7 +241,10 @@ mod tests {
                 for (literal, value) in strings(src, lang) {
                     let value = value.unwrap_or_default();
                     let after_quote: String = literal.chars().skip(1).collect();
-                    assert!(after_quote.starts_with(&value), "{literal:?} read as {value:?}");
+                    assert!(
+                        after_quote.starts_with(&value),
+                        "{literal:?} read as {value:?}"
+                    );
                 }
             }
         }

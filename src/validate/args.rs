@@ -150,7 +150,10 @@ fn count(schema: &Value, key: &str) -> usize {
     match value.as_u64() {
         Some(n) => usize::try_from(n).unwrap_or(usize::MAX),
         // `as` saturates: 1e300 becomes usize::MAX; NaN cannot come from JSON.
-        None => value.as_f64().filter(|f| *f > 0.0).map_or(0, |f| f as usize),
+        None => value
+            .as_f64()
+            .filter(|f| *f > 0.0)
+            .map_or(0, |f| f as usize),
     }
 }
 
@@ -236,7 +239,10 @@ mod tests {
                 "items": {"type": "string", "minLength": length}}));
             let size = json_size(&arguments_for(&schema));
             assert!(size <= MAX_ARGUMENT_BYTES + 64, "{size} bytes");
-            assert!(size >= MAX_ARGUMENT_BYTES / 2, "the budget is used: {size} bytes");
+            assert!(
+                size >= MAX_ARGUMENT_BYTES / 2,
+                "the budget is used: {size} bytes"
+            );
         }
     }
 
@@ -280,7 +286,10 @@ mod tests {
         }
         let args = Value::Object(arguments_for(&schema));
         let depth = depth(&args);
-        assert!(depth <= MAX_SCHEMA_DEPTH + 1 && depth < levels / 4, "depth {depth}");
+        assert!(
+            depth <= MAX_SCHEMA_DEPTH + 1 && depth < levels / 4,
+            "depth {depth}"
+        );
         assert!(depth >= MAX_SCHEMA_DEPTH / 2, "depth {depth}");
     }
 }
