@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Runs every fuzz target (or those named after the duration) for SECONDS each, one after the
-# other, and prints one line per target: executions, seconds, and whether it found a crash.
+# Builds the fuzz targets once, then runs each (or those named) for SECONDS, one after the
+# other, from the built binaries (so that editing the sources meanwhile rebuilds nothing), and
+# prints one line per target: executions, seconds, and the artifact of a crash if one was found.
+# An input that runs over 10 s counts as a crash (a hang), as does one that needs over 2 GB.
 # Usage: fuzz/run.sh SECONDS [TARGET...]   (needs nightly and `cargo install cargo-fuzz`)
 set -uo pipefail
 cd "$(dirname "$0")"
@@ -10,17 +12,21 @@ targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(anchor_source model_reply edit_hunks operator_file launch_config schema_args)
 [ -d corpus ] || ./seed.sh
 mkdir -p logs
-cargo +nightly fuzz build -O >/dev/null 2>&1 || { echo "cargo fuzz build failed"; exit 1; }
+if [ -z "${NO_BUILD:-}" ]; then
+  cargo +nightly fuzz build -O >logs/build.log 2>&1 || { echo "cargo fuzz build failed: fuzz/logs/build.log"; exit 1; }
+fi
+bin=target/x86_64-unknown-linux-gnu/release
 status=0
 for t in "${targets[@]}"; do
   extra=()
   [ "$t" = anchor_source ] && extra=(-dict=anchor.dict -max_len=8192)
-  mkdir -p "corpus/$t"
-  cargo +nightly fuzz run -O "$t" -- -max_total_time="$seconds" "${extra[@]}" >"logs/$t.log" 2>&1
+  mkdir -p "corpus/$t" "artifacts/$t"
+  "$bin/$t" -artifact_prefix="artifacts/$t/" -max_total_time="$seconds" -timeout=10 \
+    -rss_limit_mb=2048 -print_final_stats=1 "${extra[@]}" "corpus/$t" >"logs/$t.log" 2>&1
   rc=$?
-  done_line=$(grep -E '^Done [0-9]+ runs' "logs/$t.log" | tail -1)
-  crash=$(grep -oE 'artifacts/[^ ]*(crash|oom|timeout|leak)-[0-9a-f]+' "logs/$t.log" | head -1)
-  echo "$t: ${done_line:-no Done line} rc=$rc ${crash:+FOUND $crash}"
+  runs=$(grep -oE '^stat::number_of_executed_units: *[0-9]+' "logs/$t.log" | grep -oE '[0-9]+$')
+  crash=$(grep -oE 'artifacts/[^ ]*(crash|oom|timeout|leak|slow-unit)-[0-9a-f]+' "logs/$t.log" | head -1)
+  echo "$t: ${runs:-?} executions in ${seconds} s, rc=$rc${crash:+, FOUND $crash}"
   [ $rc -eq 0 ] || status=1
 done
 exit $status

@@ -41,6 +41,14 @@ impl Budget {
         true
     }
 
+    /// Takes what a value already built costs (with the comma after it) beyond the
+    /// [`VALUE_BYTES`] spent on it; at most what is left (the value was made to fit, or is a
+    /// number of a few bytes).
+    fn charge(&mut self, value: &Value) {
+        let extra = (json_len(value) + 1).saturating_sub(VALUE_BYTES);
+        self.left = self.left.saturating_sub(extra);
+    }
+
     /// A copy of a value the schema gives (`default`, `const`, an `enum` member), if it fits.
     fn copy(&mut self, value: &Value) -> Value {
         if self.spend(json_len(value)) {
@@ -60,7 +68,8 @@ impl Budget {
         if let Some(props) = schema["properties"].as_object() {
             for (name, prop) in props {
                 if required.contains(name.as_str()) {
-                    if !self.spend(name.len()) {
+                    // The name, its quotes, the colon and the comma.
+                    if !self.spend(name.len() + 4) {
                         break;
                     }
                     let value = self.value(prop, name, depth + 1);
@@ -114,11 +123,13 @@ impl Budget {
                 let n = min
                     .unwrap_or(1.0)
                     .max(schema["maximum"].as_f64().map_or(f64::MIN, |m| m.min(1.0)));
-                if ty == "integer" || n.fract() == 0.0 {
+                let number = if ty == "integer" || n.fract() == 0.0 {
                     json!(n as i64)
                 } else {
                     json!(n)
-                }
+                };
+                self.charge(&number);
+                number
             }
             "boolean" => json!(false),
             "array" => {
@@ -135,9 +146,9 @@ impl Budget {
             "object" => Value::Object(self.object(schema, depth)),
             "null" => Value::Null,
             _ => {
-                let text = string_for(schema, name, self.left);
-                self.spend(text.len());
-                json!(text)
+                let text = json!(string_for(schema, name, self.left));
+                self.charge(&text);
+                text
             }
         }
     }
@@ -244,6 +255,16 @@ mod tests {
                 "the budget is used: {size} bytes"
             );
         }
+    }
+
+    /// Found by the property test of tests/untrusted_input.rs: numbers of nineteen digits
+    /// counted as [`VALUE_BYTES`] each made a billion of them 1.4 MB.
+    #[test]
+    fn a_billion_huge_integers_count_by_their_real_size() {
+        let schema = one_required(json!({"type": "array", "minItems": 1_000_000_000u64,
+            "items": {"type": "integer", "minimum": 1e300}}));
+        let size = json_size(&arguments_for(&schema));
+        assert!(size <= MAX_ARGUMENT_BYTES + 64, "{size} bytes");
     }
 
     #[test]

@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::server::session::{Session, Status};
 
 mod args;
-pub use args::arguments_for;
+pub use args::{MAX_ARGUMENT_BYTES, MAX_SCHEMA_DEPTH, arguments_for};
 
 /// How long one tool call may take: tools that reach the network fail fast offline, and a
 /// hung handler is a failure worth reporting, not a reason to wait.
