@@ -38,43 +38,33 @@ async fn a_reply_cut_off_mid_body_is_retried_and_the_next_reply_is_used() {
     assert_eq!(exchange.attempts, 2);
 }
 
-#[tokio::test]
-async fn an_endpoint_that_always_cuts_its_reply_off_fails_after_the_retries_saying_so() {
-    let stub = StubServer::start(vec![Scripted::forever(Scripted::CutReply(
-        "x".repeat(1000),
-    ))]);
-    let (error, _) = fails(
-        &stub,
-        LlmConfig {
-            max_retries: 2,
-            ..config(&stub)
-        },
-    )
-    .await;
+/// The error of a client with two retries whose every request is answered by `fault`: an
+/// HTTP error after three attempts.
+async fn fails_after_two_retries(fault: Scripted) -> LlmError {
+    let stub = StubServer::start(vec![Scripted::forever(fault)]);
+    let config = LlmConfig {
+        max_retries: 2,
+        ..config(&stub)
+    };
+    let (error, _) = fails(&stub, config).await;
     assert!(
         matches!(error, LlmError::Http { attempts: 3, .. }),
         "{error:?}"
     );
-    assert!(error.to_string().contains("cut off"), "{error}");
     assert_eq!(stub.requests().len(), 3);
+    error
+}
+
+#[tokio::test]
+async fn an_endpoint_that_always_cuts_its_reply_off_fails_after_the_retries_saying_so() {
+    let error = fails_after_two_retries(Scripted::CutReply("x".repeat(1000))).await;
+    assert!(error.to_string().contains("cut off"), "{error}");
 }
 
 #[tokio::test]
 async fn an_endpoint_that_always_hangs_up_without_answering_fails_after_the_retries() {
-    let stub = StubServer::start(vec![Scripted::forever(Scripted::Hangup)]);
-    let (error, _) = fails(
-        &stub,
-        LlmConfig {
-            max_retries: 2,
-            ..config(&stub)
-        },
-    )
-    .await;
-    assert!(
-        matches!(error, LlmError::Http { attempts: 3, .. }),
-        "{error:?}"
-    );
-    assert_eq!(stub.requests().len(), 3);
+    let error = fails_after_two_retries(Scripted::Hangup).await;
+    assert!(error.to_string().contains("connection closed"), "{error}");
 }
 
 #[tokio::test]
