@@ -65,9 +65,7 @@ impl LlmConfig {
             ..LlmConfig::default()
         }
     }
-}
 
-impl LlmConfig {
     /// The longest one chat call can take whatever the endpoint does: every attempt up to the
     /// timeout (a timeout itself is not retried, but a reply cut off after most of it is), and
     /// every wait between attempts up to the longest backoff or `Retry-After`.
@@ -75,7 +73,7 @@ impl LlmConfig {
         let wait = MAX_BACKOFF.max(MAX_RETRY_AFTER);
         self.timeout
             .saturating_mul(self.max_retries.saturating_add(1))
-            + wait.saturating_mul(self.max_retries)
+            .saturating_add(wait.saturating_mul(self.max_retries))
     }
 }
 
