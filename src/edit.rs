@@ -182,8 +182,9 @@ enum Found {
 }
 
 /// The byte range of the one occurrence of `search`: exact, else whitespace-tolerant.
+/// Overlapping occurrences count: in `"\n\n\n\n"`, `"\n\n\n"` occurs twice.
 fn locate(text: &str, search: &str) -> Result<(usize, usize), Found> {
-    let exact: Vec<usize> = text.match_indices(search).map(|(i, _)| i).collect();
+    let exact: Vec<usize> = starts(text, search).collect();
     match exact.len() {
         1 => return Ok((exact[0], exact[0] + search.len())),
         0 => {}
@@ -194,15 +195,34 @@ fn locate(text: &str, search: &str) -> Result<(usize, usize), Found> {
         return Err(Found::None);
     }
     let pattern = regex::Regex::new(&tokens.join(r"\s+")).map_err(|_| Found::None)?;
-    let found: Vec<(usize, usize)> = pattern
-        .find_iter(text)
-        .map(|m| (m.start(), m.end()))
-        .collect();
+    let mut from = 0;
+    let found: Vec<(usize, usize)> = std::iter::from_fn(|| {
+        let m = pattern.find_at(text, from)?;
+        from = after_char_at(text, m.start());
+        Some((m.start(), m.end()))
+    })
+    .collect();
     match found.len() {
         0 => Err(Found::None),
         1 => Ok(found[0]),
         _ => Err(Found::Many(found.iter().map(|m| m.0).collect())),
     }
+}
+
+/// Every byte offset where `needle` starts in `text`, overlapping occurrences included
+/// (`str::match_indices` skips those, and would call `"aa"` unique in `"aaa"`).
+fn starts<'a>(text: &'a str, needle: &'a str) -> impl Iterator<Item = usize> + 'a {
+    let mut from = 0;
+    std::iter::from_fn(move || {
+        let at = from + text.get(from..)?.find(needle)?;
+        from = after_char_at(text, at);
+        Some(at)
+    })
+}
+
+/// The offset just past the character at `at` (past the end when `at` is the end).
+fn after_char_at(text: &str, at: usize) -> usize {
+    at + text[at..].chars().next().map_or(1, char::len_utf8)
 }
 
 fn line_of(text: &str, byte: usize) -> usize {
@@ -251,7 +271,7 @@ pub fn hunk_for(file: &str, text: &str, start: usize, end: usize, new: &str) -> 
     };
     loop {
         let search = &text[a..b];
-        if text.matches(search).count() <= 1 || (a == 0 && b == text.len()) {
+        if starts(text, search).nth(1).is_none() || (a == 0 && b == text.len()) {
             let replace = format!("{}{}{}", &text[a..start], new, &text[end..b]);
             return Hunk {
                 file: file.to_string(),
@@ -368,6 +388,36 @@ mod tests {
             apply(dir.path(), &[Hunk::new("a.js", "", "b")]),
             Err(EditError::Exists { .. })
         ));
+    }
+
+    #[test]
+    fn a_search_text_that_overlaps_another_occurrence_of_itself_is_ambiguous() {
+        let dir = package(&[("a.js", "aaa\n")]);
+        let err = apply(dir.path(), &[Hunk::new("a.js", "aa", "b")]).unwrap_err();
+        assert!(
+            matches!(err, EditError::Ambiguous { count: 2, .. }),
+            "{err}"
+        );
+        let dir = package(&[("a.js", "x y x y x\n")]);
+        let err = apply(dir.path(), &[Hunk::new("a.js", "x  y\tx", "z")]).unwrap_err();
+        assert!(
+            matches!(err, EditError::Ambiguous { count: 2, .. }),
+            "{err}"
+        );
+    }
+
+    /// Found by the `edit_hunks` fuzz target: `"\n\n\n"` was taken as unique in `"\n\n\n\n"`,
+    /// and the insertion at the end landed one line early.
+    #[test]
+    fn hunk_for_counts_overlapping_occurrences_so_the_edit_lands_where_asked() {
+        let text = "\n\n\n\n";
+        let h = hunk_for("a.js", text, 4, 4, "x\n");
+        let dir = package(&[("a.js", text)]);
+        apply(dir.path(), &[h]).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("a.js")).unwrap(),
+            "\n\n\n\nx\n"
+        );
     }
 
     #[test]

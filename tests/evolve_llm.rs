@@ -249,6 +249,44 @@ fn a_huge_reply_fails_the_round_cleanly() {
 }
 
 #[test]
+fn an_endpoint_that_answers_500_forever_fails_the_round_cleanly_after_the_retries() {
+    fails_cleanly(
+        vec![Scripted::forever(Scripted::status(500))],
+        Duration::from_secs(10),
+        "http 500 after 3 attempt(s)",
+    );
+}
+
+#[test]
+fn an_endpoint_that_always_cuts_its_reply_off_fails_the_round_cleanly() {
+    fails_cleanly(
+        vec![Scripted::forever(Scripted::CutReply("x".repeat(1000)))],
+        Duration::from_secs(10),
+        "cut off before its end",
+    );
+}
+
+#[test]
+fn an_endpoint_that_streams_forever_fails_the_round_cleanly_at_the_timeout() {
+    let every = Duration::from_millis(50);
+    fails_cleanly(
+        vec![Scripted::forever(Scripted::Endless { status: 200, every })],
+        Duration::from_secs(1),
+        "did not answer within 1 s",
+    );
+}
+
+#[test]
+fn an_endpoint_that_floods_a_reply_forever_fails_the_round_cleanly_at_the_body_limit() {
+    let every = Duration::ZERO;
+    fails_cleanly(
+        vec![Scripted::forever(Scripted::Endless { status: 200, every })],
+        Duration::from_secs(60),
+        "bytes (the limit)",
+    );
+}
+
+#[test]
 fn the_api_key_appears_nowhere_in_the_workspace_its_history_or_the_output() {
     let dir = tempfile::tempdir().unwrap();
     let source = common::repo().join("fixtures/map-registry");

@@ -5,41 +5,9 @@ mod common;
 
 use std::time::{Duration, Instant};
 
+use common::chat::{KEY, assert_no_key, client, config, messages};
 use common::stub::{Scripted, StubServer, words_of_messages};
 use mcpevol::llm::{Chat, ChatMessage, LlmClient, LlmConfig, LlmError, MAX_REPLY_CHARS};
-
-const KEY: &str = "sk-test-SECRET-123";
-
-fn config(stub: &StubServer) -> LlmConfig {
-    LlmConfig {
-        model: "stub-model".into(),
-        base_url: stub.base_url.clone(),
-        api_key: Some(KEY.into()),
-        timeout: Duration::from_secs(5),
-        ..LlmConfig::default()
-    }
-}
-
-fn client(stub: &StubServer) -> LlmClient {
-    LlmClient::new(config(stub)).expect("a client for the stub")
-}
-
-fn messages() -> Vec<ChatMessage> {
-    vec![
-        ChatMessage::system("You edit MCP servers."),
-        ChatMessage::user("Rename the tool get_forecast."),
-    ]
-}
-
-fn assert_no_key(error: &LlmError) {
-    for text in [error.to_string(), format!("{error:?}")] {
-        assert!(!text.contains(KEY), "the key leaked into an error: {text}");
-        assert!(
-            !text.contains("SECRET"),
-            "part of the key leaked into an error: {text}"
-        );
-    }
-}
 
 #[tokio::test]
 async fn a_plain_reply_comes_back_with_its_usage_model_and_one_attempt() {

@@ -94,7 +94,7 @@ pub fn check_package(root: &Path) -> Result<(), AnchorError> {
 fn read_cached(file: &SourceFile, cache: &Mutex<Cache>) -> facts::FileFacts {
     let bytes = match std::fs::read(&file.path) {
         Ok(b) => b,
-        Err(e) => return skipped(file, format!("cannot read it: {e}")),
+        Err(e) => return skipped(&file.rel, format!("cannot read it: {e}")),
     };
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     bytes.hash(&mut hasher);
@@ -104,7 +104,7 @@ fn read_cached(file: &SourceFile, cache: &Mutex<Cache>) -> facts::FileFacts {
     {
         return facts.clone();
     }
-    let facts = read_file(file, bytes);
+    let facts = read_source(&file.rel, file.lang, bytes);
     cache
         .lock()
         .unwrap()
@@ -113,23 +113,26 @@ fn read_cached(file: &SourceFile, cache: &Mutex<Cache>) -> facts::FileFacts {
     facts
 }
 
-fn skipped(file: &SourceFile, why: String) -> facts::FileFacts {
+fn skipped(rel: &str, why: String) -> facts::FileFacts {
     facts::FileFacts {
-        warnings: vec![format!("{}: skipped, {why}", file.rel)],
+        warnings: vec![format!("{rel}: skipped, {why}")],
         ..Default::default()
     }
 }
 
-fn read_file(file: &SourceFile, bytes: Vec<u8>) -> facts::FileFacts {
-    let skipped = |why: String| skipped(file, why);
+/// The facts of one file's bytes, `rel` naming it: what anchoring does per file, and the entry
+/// point the fuzz targets (fuzz/) feed arbitrary bytes to. Binary, non-UTF-8 and unparsable
+/// content gives a warning, never an error.
+pub fn read_source(rel: &str, lang: Lang, bytes: Vec<u8>) -> facts::FileFacts {
+    let skipped = |why: String| skipped(rel, why);
     if bytes.iter().take(8192).any(|b| *b == 0) {
         return skipped("it is binary (has NUL bytes)".into());
     }
     let Ok(src) = String::from_utf8(bytes) else {
         return skipped("it is not UTF-8 text".into());
     };
-    match parse(&src, file.lang) {
-        Some(tree) => facts::read(&tree, &src, &file.rel, file.lang),
+    match parse(&src, lang) {
+        Some(tree) => facts::read(&tree, &src, rel, lang),
         None => skipped("the parser gave up on it".into()),
     }
 }

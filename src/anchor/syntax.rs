@@ -70,8 +70,15 @@ pub fn string_value(node: Node, src: &str) -> Option<String> {
     }
 }
 
+/// The text between a literal's quotes. The parser recovers from an unterminated literal with a
+/// zero-width closing quote, so the text may end anywhere, even inside it with a multi-byte
+/// character: what follows the opening quote is kept.
 fn strip_quotes(s: &str) -> &str {
-    if s.len() >= 2 { &s[1..s.len() - 1] } else { s }
+    let Some(quote) = s.chars().next().filter(|c| matches!(c, '"' | '\'' | '`')) else {
+        return s;
+    };
+    let inner = &s[quote.len_utf8()..];
+    inner.strip_suffix(quote).unwrap_or(inner)
 }
 
 /// Resolves the escapes that appear in tool names and descriptions; others are kept as written.
@@ -195,4 +202,75 @@ pub fn arguments<'t>(args: Node<'t>) -> Vec<Node<'t>> {
     args.named_children(&mut cursor)
         .filter(|n| n.kind() != "comment")
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::anchor::{grammar::Lang, parse, read_source};
+
+    /// Sources whose string literals are cut off in or right after a multi-byte character.
+    const UNTERMINATED: [&str; 4] = [
+        "server.tool(\"é\n, {}, async () => {});",
+        "const ToolName = { ECHO: \"ech€\n};",
+        "server.registerTool('😀\n, { description: 'x' }, async () => ({}));",
+        "server.tool(`é",
+    ];
+
+    /// Every string literal of `src` with its value.
+    fn strings(src: &str, lang: Lang) -> Vec<(String, Option<String>)> {
+        let tree = parse(src, lang).unwrap();
+        let mut out = Vec::new();
+        let mut stack = vec![tree.root_node()];
+        while let Some(node) = stack.pop() {
+            if matches!(node.kind(), "string" | "template_string") {
+                out.push((text(node, src).to_string(), string_value(node, src)));
+            }
+            let mut cursor = node.walk();
+            stack.extend(node.children(&mut cursor));
+        }
+        out
+    }
+
+    #[test]
+    fn an_unterminated_string_ending_in_a_multibyte_character_keeps_what_follows_its_quote() {
+        let found = strings(UNTERMINATED[0], Lang::JavaScript);
+        assert_eq!(found, [("\"é".to_string(), Some("é".to_string()))]);
+        for src in UNTERMINATED {
+            for lang in Lang::ALL {
+                for (literal, value) in strings(src, lang) {
+                    let value = value.unwrap_or_default();
+                    let after_quote: String = literal.chars().skip(1).collect();
+                    assert!(
+                        after_quote.starts_with(&value),
+                        "{literal:?} read as {value:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn quotes_are_stripped_only_when_they_match() {
+        assert_eq!(strip_quotes("\"echo\""), "echo");
+        assert_eq!(strip_quotes("'it\""), "it\"");
+        assert_eq!(strip_quotes("`"), "");
+        assert_eq!(strip_quotes("ab"), "ab");
+    }
+
+    /// Found reading the code (`&s[1..s.len()-1]` cut a character in two) and kept as the
+    /// `anchor_source` fuzz target's seeds.
+    #[test]
+    fn anchoring_a_file_with_an_unterminated_multibyte_string_warns_and_does_not_panic() {
+        for src in UNTERMINATED {
+            for lang in Lang::ALL {
+                let facts = read_source("a.js", lang, src.as_bytes().to_vec());
+                assert!(
+                    facts.warnings.iter().any(|w| w.contains("syntax error")),
+                    "{src:?} {lang:?}: {:?}",
+                    facts.warnings
+                );
+            }
+        }
+    }
 }

@@ -15,6 +15,7 @@ use async_openai::types::chat::{
 };
 use serde::Deserialize;
 
+use crate::llm::body::BodyTooLarge;
 use crate::llm::retry::{RetryTransport, StatusFailure, shorten};
 use crate::llm::{
     Chat, ChatFuture, ChatMessage, Exchange, LlmConfig, LlmError, MAX_REPLY_CHARS, Usage,
@@ -212,16 +213,30 @@ impl LlmClient {
                     message: self.scrub(failure.message),
                     hint: hint(failure.status, self.config.api_key.is_some()).to_string(),
                 },
-                Err(other) => LlmError::Http {
-                    host,
-                    attempts,
-                    cause: self.scrub(other.to_string()),
+                Err(other) => match other.downcast::<BodyTooLarge>() {
+                    Ok(too_large) => LlmError::TooLarge {
+                        host,
+                        limit_bytes: too_large.limit,
+                    },
+                    Err(other) => LlmError::Http {
+                        host,
+                        attempts,
+                        cause: self.scrub(other.to_string()),
+                    },
                 },
             },
             OpenAIError::Reqwest(e) if e.is_timeout() => LlmError::Timeout {
                 host,
                 timeout_secs: self.config.timeout.as_secs_f64(),
                 attempts,
+            },
+            OpenAIError::Reqwest(e) if e.is_decode() => LlmError::Http {
+                host,
+                attempts,
+                cause: self.scrub(format!(
+                    "the reply was cut off before its end: {}",
+                    chain(&e)
+                )),
             },
             OpenAIError::Reqwest(e) if e.is_connect() => LlmError::Connect {
                 host,

@@ -3,6 +3,8 @@
 use std::fmt;
 use std::time::Duration;
 
+use super::retry::{MAX_BACKOFF, MAX_RETRY_AFTER};
+
 pub const DEFAULT_MODEL: &str = "gpt-4o-mini";
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 /// Low but not zero: proposals should be repeatable, yet a retried round needs some variety.
@@ -82,6 +84,16 @@ impl LlmConfig {
             api_key: var(ENV_API_KEY),
             ..LlmConfig::default()
         }
+    }
+
+    /// The longest one chat call can take whatever the endpoint does: every attempt up to the
+    /// timeout (a timeout itself is not retried, but a reply cut off after most of it is), and
+    /// every wait between attempts up to the longest backoff or `Retry-After`.
+    pub fn max_call_time(&self) -> Duration {
+        let wait = MAX_BACKOFF.max(MAX_RETRY_AFTER);
+        self.timeout
+            .saturating_mul(self.max_retries.saturating_add(1))
+            .saturating_add(wait.saturating_mul(self.max_retries))
     }
 }
 

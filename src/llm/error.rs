@@ -66,6 +66,12 @@ pub enum LlmError {
         finish_reason: String,
     },
 
+    /// A body that passed [`crate::llm::MAX_BODY_BYTES`] (an endpoint streaming without end): cut there.
+    #[error(
+        "the LLM endpoint {host} sent a reply body of more than {limit_bytes} bytes (the limit); it was cut there"
+    )]
+    TooLarge { host: String, limit_bytes: usize },
+
     #[error("the model's reply has {chars} characters, over the limit of {MAX_REPLY_CHARS}")]
     TooLong { chars: usize },
 
@@ -93,9 +99,10 @@ impl LlmError {
         match self {
             LlmError::Status { status, .. } => *status == 429 || *status >= 500,
             LlmError::Timeout { .. } | LlmError::Connect { .. } | LlmError::Http { .. } => true,
-            LlmError::BadReply { .. } | LlmError::EmptyReply { .. } | LlmError::TooLong { .. } => {
-                true
-            }
+            LlmError::BadReply { .. }
+            | LlmError::EmptyReply { .. }
+            | LlmError::TooLong { .. }
+            | LlmError::TooLarge { .. } => true,
             LlmError::Config(_)
             | LlmError::Request(_)
             | LlmError::ReplayExhausted { .. }

@@ -138,6 +138,21 @@ fn a_client_for_an_https_endpoint_builds_its_tls_on_the_installed_provider() {
 }
 
 #[test]
+fn the_longest_call_is_every_attempt_at_the_timeout_and_every_wait_at_its_cap() {
+    // 5 attempts of 120 s, 4 waits of at most 30 s (Retry-After's cap).
+    assert_eq!(
+        LlmConfig::default().max_call_time(),
+        Duration::from_secs(720)
+    );
+    let extreme = LlmConfig {
+        timeout: Duration::MAX,
+        max_retries: u32::MAX,
+        ..LlmConfig::default()
+    };
+    assert_eq!(extreme.max_call_time(), Duration::MAX);
+}
+
+#[test]
 fn backoff_starts_at_half_a_second_doubles_and_is_capped() {
     assert_eq!(backoff(0), Duration::from_millis(500));
     assert_eq!(backoff(1), Duration::from_secs(1));

@@ -5,6 +5,7 @@
 //! Every call gives an [`Exchange`]: the messages sent, the reply, the model, token usage, time and
 //! attempts. Recording exchanges and replaying them is what makes `--backend replay` reproducible.
 
+mod body;
 mod client;
 mod config;
 mod error;
@@ -16,6 +17,7 @@ use std::pin::Pin;
 
 use serde::{Deserialize, Serialize};
 
+pub use body::{MAX_BODY_BYTES, MAX_ERROR_BODY_BYTES};
 pub use client::LlmClient;
 pub use config::{
     DEFAULT_BASE_URL, DEFAULT_MODEL, DEFAULT_TEMPERATURE, DEFAULT_TIMEOUT, LlmConfig,

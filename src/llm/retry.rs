@@ -1,5 +1,6 @@
 //! The HTTP transport under async-openai: one reqwest call per attempt, retried with exponential
-//! backoff (or the server's `Retry-After`) on 429, 5xx and connection errors.
+//! backoff (or the server's `Retry-After`) on 429, 5xx, connection errors and connections
+//! dropped before the reply's end. The body is read here, capped ([`super::body`]).
 //!
 //! It replaces async-openai's built-in retry layer, which has a fixed retry count and base delay,
 //! no cap on `Retry-After` and no way to tell how many attempts a call took.
@@ -14,6 +15,8 @@ use std::time::Duration;
 use async_openai::error::OpenAIError;
 use async_openai::middleware::HttpRequestFactory;
 use reqwest::header::HeaderMap;
+
+use super::body::{self, BodyError, BodyTooLarge, MAX_BODY_BYTES, MAX_ERROR_BODY_BYTES};
 
 /// The first backoff delay; each retry doubles it.
 pub const RETRY_BASE: Duration = Duration::from_millis(500);
@@ -73,7 +76,23 @@ impl RetryTransport {
                 request.headers_mut().remove(reqwest::header::AUTHORIZATION);
             }
             let (delay, why) = match self.http.execute(request).await {
-                Ok(response) if response.status().is_success() => return Ok(response),
+                Ok(mut response) if response.status().is_success() => {
+                    match body::read_all(&mut response, MAX_BODY_BYTES).await {
+                        Ok(bytes) => return Ok(body::with_body(response, bytes)),
+                        Err(BodyError::TooLarge) => {
+                            let failure = BodyTooLarge {
+                                limit: MAX_BODY_BYTES,
+                            };
+                            return Err(OpenAIError::Boxed(Box::new(failure)));
+                        }
+                        Err(BodyError::Read(error))
+                            if !error.is_timeout() && retries < self.max_retries =>
+                        {
+                            (backoff(retries), "the reply was cut off".to_string())
+                        }
+                        Err(BodyError::Read(error)) => return Err(OpenAIError::Reqwest(error)),
+                    }
+                }
                 Ok(response) => {
                     let status = response.status();
                     let retryable = status.as_u16() == 429 || status.is_server_error();
@@ -89,8 +108,11 @@ impl RetryTransport {
                     (delay, format!("HTTP {}", status.as_u16()))
                 }
                 // A timeout is not retried: each retry would wait the whole timeout again.
+                // A request error is a connection closed before any answer.
                 Err(error)
-                    if error.is_connect() && !error.is_timeout() && retries < self.max_retries =>
+                    if (error.is_connect() || error.is_request())
+                        && !error.is_timeout()
+                        && retries < self.max_retries =>
                 {
                     (backoff(retries), "connection failed".to_string())
                 }
@@ -140,11 +162,9 @@ pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
 
 /// The message of an error body: OpenAI's `{"error": {"message": …}}`, a bare `{"error": "…"}`
 /// or `{"message": …}`, else the text itself; shortened.
-async fn error_message(response: reqwest::Response) -> String {
-    let body = match response.text().await {
-        Ok(body) => body,
-        Err(error) => return format!("(unreadable body: {error})"),
-    };
+async fn error_message(mut response: reqwest::Response) -> String {
+    let prefix = body::read_prefix(&mut response, MAX_ERROR_BODY_BYTES).await;
+    let body = String::from_utf8_lossy(&prefix).into_owned();
     let json: Option<serde_json::Value> = serde_json::from_str(&body).ok();
     let from_json = json.as_ref().and_then(|v| {
         let error = v.get("error");

@@ -23,7 +23,7 @@ mod exercise;
 mod judge;
 pub mod normalize;
 
-pub use args::arguments_for;
+pub use args::{MAX_ARGUMENT_BYTES, MAX_SCHEMA_DEPTH, arguments_for};
 pub use baseline::{Baseline, Observation, PROBE_TOOL, UnknownShape, in_call_order};
 pub use effect::Effect;
 pub use judge::{Compared, Verdict};

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod chat;
 pub mod rounds;
 pub mod stub;
 

@@ -35,6 +35,16 @@ pub enum Scripted {
     Delay(Duration),
     /// 200 with an empty body.
     EmptyBody,
+    /// The head and the first half of the body of a 200 with this reply, then the connection
+    /// closed: a server that died mid-reply.
+    CutReply(String),
+    /// The connection closed as soon as the request is read, without a word.
+    Hangup,
+    /// This status and a chunked body that never ends: a chunk every `every` (as fast as the
+    /// client reads when zero), until the client goes away.
+    Endless { status: u16, every: Duration },
+    /// This answer to this request and to every later one: the script never moves past it.
+    Forever(Box<Scripted>),
 }
 
 impl Scripted {
@@ -70,6 +80,10 @@ impl Scripted {
     /// A reply of `chars` characters.
     pub fn huge(chars: usize) -> Self {
         Scripted::Reply("x".repeat(chars))
+    }
+
+    pub fn forever(item: Scripted) -> Self {
+        Scripted::Forever(Box::new(item))
     }
 }
 
@@ -228,28 +242,16 @@ async fn serve_one(
         recorded.push(request);
         recorded.len()
     };
-    let next = script.lock().unwrap().pop_front();
-    let (status, extra, body) = match next {
-        Some(Scripted::Reply(text)) => {
-            let completion = text.split_whitespace().count() as u64;
-            let reply = json!({
-                "id": format!("chatcmpl-stub-{index}"),
-                "object": "chat.completion",
-                "created": 1_700_000_000u64,
-                "model": model,
-                "choices": [{
-                    "index": 0,
-                    "message": { "role": "assistant", "content": text },
-                    "finish_reason": "stop"
-                }],
-                "usage": {
-                    "prompt_tokens": prompt_words,
-                    "completion_tokens": completion,
-                    "total_tokens": prompt_words + completion
-                }
-            });
-            (200, String::new(), reply.to_string())
+    let next = {
+        let mut script = script.lock().unwrap();
+        match script.front() {
+            Some(Scripted::Forever(item)) => Some((**item).clone()),
+            _ => script.pop_front(),
         }
+    };
+    let completion = |text: &str| completion(index, &model, prompt_words, text);
+    let (status, extra, body) = match next {
+        Some(Scripted::Reply(text)) => (200, String::new(), completion(&text)),
         Some(Scripted::Status {
             status,
             retry_after,
@@ -267,18 +269,80 @@ async fn serve_one(
             return Ok(());
         }
         Some(Scripted::EmptyBody) => (200, String::new(), String::new()),
+        Some(Scripted::CutReply(text)) => {
+            let body = completion(&text);
+            stream
+                .write_all(answer_head(200, body.len(), "").as_bytes())
+                .await?;
+            stream.write_all(&body.as_bytes()[..body.len() / 2]).await?;
+            return Ok(()); // dropping the stream closes the connection
+        }
+        Some(Scripted::Hangup) => return Ok(()),
+        Some(Scripted::Endless { status, every }) => {
+            return endless(&mut stream, status, every).await;
+        }
+        Some(Scripted::Forever(_)) => unreachable!("a Forever item is answered by what it holds"),
         None => {
             let body = json!({ "error": { "message": "stub: no scripted reply left" } });
             (EXHAUSTED_STATUS, String::new(), body.to_string())
         }
     };
-    let head = format!(
-        "HTTP/1.1 {status} STUB\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n{extra}\r\n",
-        body.len()
-    );
-    stream.write_all(head.as_bytes()).await?;
+    stream
+        .write_all(answer_head(status, body.len(), &extra).as_bytes())
+        .await?;
     stream.write_all(body.as_bytes()).await?;
     stream.shutdown().await
+}
+
+/// The head of an answer with a body of `length` bytes; `extra` holds whole header lines.
+fn answer_head(status: u16, length: usize, extra: &str) -> String {
+    format!(
+        "HTTP/1.1 {status} STUB\r\nContent-Type: application/json\r\nContent-Length: {length}\r\nConnection: close\r\n{extra}\r\n"
+    )
+}
+
+/// A chat completion whose message content is `text`, as the stub's `index`th answer.
+fn completion(index: usize, model: &str, prompt_words: u64, text: &str) -> String {
+    let completion = text.split_whitespace().count() as u64;
+    json!({
+        "id": format!("chatcmpl-stub-{index}"),
+        "object": "chat.completion",
+        "created": 1_700_000_000u64,
+        "model": model,
+        "choices": [{
+            "index": 0,
+            "message": { "role": "assistant", "content": text },
+            "finish_reason": "stop"
+        }],
+        "usage": {
+            "prompt_tokens": prompt_words,
+            "completion_tokens": completion,
+            "total_tokens": prompt_words + completion
+        }
+    })
+    .to_string()
+}
+
+/// Bytes of one chunk of an endless body.
+const ENDLESS_CHUNK_BYTES: usize = 64 * 1024;
+
+/// `status` and a chunked body that starts like a chat completion and never ends.
+async fn endless(stream: &mut TcpStream, status: u16, every: Duration) -> std::io::Result<()> {
+    let head = format!(
+        "HTTP/1.1 {status} STUB\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+    );
+    stream.write_all(head.as_bytes()).await?;
+    let start = r#"{"choices": [{"message": {"role": "assistant", "content": ""#;
+    let chunk = |data: &str| format!("{:x}\r\n{data}\r\n", data.len());
+    stream.write_all(chunk(start).as_bytes()).await?;
+    let more = chunk(&"x".repeat(ENDLESS_CHUNK_BYTES));
+    loop {
+        // Fails once the client has gone away, which ends the answer.
+        stream.write_all(more.as_bytes()).await?;
+        if !every.is_zero() {
+            tokio::time::sleep(every).await;
+        }
+    }
 }
 
 /// The stub's "prompt tokens": the words of all message contents of a request body.
