@@ -324,6 +324,23 @@ fn one_failing_server_does_not_stop_the_others_and_each_server_has_its_own_seed(
         "{}",
         stderr(&o)
     );
+    // The report lists the server that has no workspace, with its error.
+    let md = tmp.path().join("r.md");
+    ok(mcpevol(&[
+        "report",
+        out.to_str().unwrap(),
+        "--markdown",
+        md.to_str().unwrap(),
+    ]));
+    let text = std::fs::read_to_string(&md).unwrap();
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("| crash |"))
+        .unwrap_or_default();
+    assert!(
+        row.starts_with("| crash | error |") && row.contains("cannot open config"),
+        "{text}"
+    );
 }
 
 #[test]

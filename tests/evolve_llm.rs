@@ -386,3 +386,74 @@ fn replay_from_a_revision_of_the_same_workspace_reproduces_its_rounds() {
     );
     assert_eq!(trees(&work), recorded);
 }
+
+#[test]
+fn a_batch_through_the_openai_backend_reports_tokens_and_a_replay_batch_reproduces_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = common::repo().join("fixtures/map-registry");
+    let planned = rules_rounds(&source, None, 2, dir.path());
+    let stub = StubServer::start(script_for(&planned));
+    let manifest = dir.path().join("m.toml");
+    std::fs::write(
+        &manifest,
+        format!(
+            "[[server]]\nid = \"maps\"\nsource = \"{}\"\n",
+            source.display()
+        ),
+    )
+    .unwrap();
+    let batch = |backend: &str, out: &Path, from: Option<&Path>| {
+        let mut cmd = std::process::Command::new(common::bin());
+        cmd.args([
+            "batch",
+            manifest.to_str().unwrap(),
+            "--rounds",
+            "2",
+            "--json",
+        ])
+        .args(["--backend", backend, "--out", out.to_str().unwrap()])
+        .env("OPENAI_API_KEY", KEY)
+        .env("OPENAI_BASE_URL", &stub.base_url);
+        if let Some(from) = from {
+            cmd.arg("--from").arg(from);
+        }
+        let out = common::ok(cmd.output().unwrap());
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let model_run = dir.path().join("model");
+    let summary = batch("openai", &model_run, None);
+    let maps = &summary["servers"][0];
+    assert_eq!(maps["status"], "complete", "{summary}");
+    assert_eq!(maps["version"], "v2");
+    assert!(
+        maps["usage"]["total_tokens"].as_u64().unwrap() > 0,
+        "{summary}"
+    );
+    assert!(maps["model"].is_string(), "{summary}");
+    assert_eq!(
+        summary["totals"]["total_tokens"],
+        maps["usage"]["total_tokens"]
+    );
+    // The report shows each round's tokens and model.
+    let md = dir.path().join("r.md");
+    common::ok(common::mcpevol(&[
+        "report",
+        model_run.to_str().unwrap(),
+        "--markdown",
+        md.to_str().unwrap(),
+    ]));
+    let text = std::fs::read_to_string(&md).unwrap();
+    let model = maps["model"].as_str().unwrap();
+    let rows = text
+        .lines()
+        .filter(|l| l.starts_with("| v") && l.ends_with(&format!(" ({model}) |")));
+    assert_eq!(rows.count(), 2, "{text}");
+
+    let replayed = dir.path().join("replayed");
+    let again = batch("replay", &replayed, Some(&model_run));
+    assert_eq!(again["servers"][0]["status"], "complete", "{again}");
+    assert_eq!(
+        trees(&replayed.join("servers/maps")),
+        trees(&model_run.join("servers/maps"))
+    );
+}

@@ -16,6 +16,8 @@ use toml::Spanned;
 
 use crate::server::LaunchConfig;
 
+/// Servers whose installability is checked at once.
+pub const INSTALL_CHECKS_AT_ONCE: usize = 8;
 /// How long `npm view` may take to say whether an npm spec exists.
 pub const NPM_VIEW_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -192,22 +194,26 @@ impl Manifest {
     /// Checks that each of `servers` can be installed: a folder holds `package.json`, an npm
     /// spec is known to the registry (`npm view`, several at once).
     pub fn check_installable(&self, servers: &[&Server]) -> Result<(), ManifestError> {
-        let problems: Vec<Problem> = std::thread::scope(|scope| {
-            let checks: Vec<_> = servers
-                .iter()
-                .map(|s| scope.spawn(move || installable(s).err().map(|why| (*s, why))))
-                .collect();
-            checks
-                .into_iter()
-                .filter_map(|h| h.join().expect("a check thread does not panic"))
-                .map(|(s, why)| Problem {
-                    path: self.path.clone(),
-                    line: s.line,
-                    server: Some(s.name.clone()),
-                    why,
-                })
-                .collect()
-        });
+        let mut problems = Vec::new();
+        // A few at a time: each npm spec is one `npm view` process.
+        for group in servers.chunks(INSTALL_CHECKS_AT_ONCE) {
+            std::thread::scope(|scope| {
+                let checks: Vec<_> = group
+                    .iter()
+                    .map(|s| scope.spawn(move || installable(s).err().map(|why| (*s, why))))
+                    .collect();
+                for check in checks {
+                    if let Some((s, why)) = check.join().expect("a check thread does not panic") {
+                        problems.push(Problem {
+                            path: self.path.clone(),
+                            line: s.line,
+                            server: Some(s.name.clone()),
+                            why,
+                        });
+                    }
+                }
+            });
+        }
         if problems.is_empty() {
             Ok(())
         } else {
@@ -340,8 +346,8 @@ fn server_at(text: &str, offset: usize) -> Option<String> {
     loose
         .servers
         .iter()
-        .filter(|t| t.span().start <= offset)
-        .last()
+        .rev()
+        .find(|t| t.span().start <= offset)
         .and_then(|t| {
             let table = t.get_ref();
             table

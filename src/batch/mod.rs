@@ -160,6 +160,11 @@ pub fn run(
             queue.push_back(((*server).clone(), (*planned).clone()));
         }
     }
+    // Largest first, so that a long server does not start last and leave the other jobs idle:
+    // a server's source size is a rough guide to how long its rounds take.
+    let mut queue: Vec<_> = queue.into_iter().collect();
+    queue.sort_by_key(|(server, _)| std::cmp::Reverse(size_hint(server)));
+    let queue: VecDeque<_> = queue.into();
     let progress = Progress::new(opts.bars, total, done, owned.len(), finished);
     let queue = Mutex::new(queue);
     let worker = || -> Result<(), BatchError> {
@@ -238,6 +243,18 @@ fn adoptable(out: &Path, plan: &Plan) -> Result<bool, BatchError> {
     }
 }
 
+/// Bytes of a server's own source files; unknown (an npm spec not installed yet) counts as
+/// large, since installing it takes long too.
+fn size_hint(server: &Server) -> u64 {
+    match &server.origin {
+        manifest::Origin::Folder(dir) => crate::anchor::source_files(dir)
+            .iter()
+            .map(|f| std::fs::metadata(&f.path).map_or(0, |m| m.len()))
+            .sum(),
+        manifest::Origin::Npm(_) => u64::MAX,
+    }
+}
+
 /// Rounds of `planned` already run: committed or failed.
 fn accounted(out: &Path, planned: &Planned, st: &ServerState) -> u64 {
     let reached = latest_number(&state::workspace_dir(out, &planned.name));
@@ -278,7 +295,7 @@ impl Job<'_> {
                     why,
                 })?;
                 st.interrupted = true;
-                format!("interrupted; its workspace is back at its last version")
+                "interrupted; its workspace is back at its last version".to_string()
             }
             Some(Ok(())) => {
                 st.finished = true;
@@ -382,10 +399,17 @@ impl Job<'_> {
     }
 }
 
-/// The workspaces `path` holds: each started server of a batch folder (in manifest order), or
-/// `path` itself when it is a workspace, named after its folder. Servers of a batch that have
-/// no workspace (they did not install) are named in the second list.
-pub fn workspaces(path: &Path) -> Result<(Vec<(String, PathBuf)>, Vec<String>), BatchError> {
+/// The workspaces of a workspace or batch folder.
+pub struct Workspaces {
+    /// Name and folder of each, in manifest order.
+    pub found: Vec<(String, PathBuf)>,
+    /// Servers of a batch that have no workspace (they did not install).
+    pub missing: Vec<String>,
+}
+
+/// The workspaces `path` holds: each started server of a batch folder, or `path` itself when
+/// it is a workspace, named after its folder.
+pub fn workspaces(path: &Path) -> Result<Workspaces, BatchError> {
     let Some(plan) = Plan::load(path)? else {
         Workspace::open(path).map_err(|e| BatchError::Server {
             name: path.display().to_string(),
@@ -396,18 +420,21 @@ pub fn workspaces(path: &Path) -> Result<(Vec<(String, PathBuf)>, Vec<String>), 
             .ok()
             .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
             .unwrap_or_else(|| path.display().to_string());
-        return Ok((vec![(name, path.to_path_buf())], Vec::new()));
+        return Ok(Workspaces {
+            found: vec![(name, path.to_path_buf())],
+            missing: Vec::new(),
+        });
     };
-    let (mut present, mut absent) = (Vec::new(), Vec::new());
+    let (mut found, mut missing) = (Vec::new(), Vec::new());
     for p in plan.owned() {
         let dir = state::workspace_dir(path, &p.name);
         if Workspace::open(&dir).is_ok() {
-            present.push((p.name.clone(), dir));
+            found.push((p.name.clone(), dir));
         } else {
-            absent.push(p.name.clone());
+            missing.push(p.name.clone());
         }
     }
-    Ok((present, absent))
+    Ok(Workspaces { found, missing })
 }
 
 /// The summary of a batch folder as its files say now; None for anything else.

@@ -20,13 +20,13 @@ pub struct ExportArgs {
 }
 
 pub fn run(args: ExportArgs) -> Result<()> {
-    let (workspaces, absent) = batch::workspaces(&args.source)?;
-    for name in &absent {
+    let workspaces = batch::workspaces(&args.source)?;
+    for name in &workspaces.missing {
         eprintln!(
             "note: server `{name}` has no workspace (it did not install) and is not exported"
         );
     }
-    let mcp = export::export(&workspaces, &args.stages, &args.into)?;
+    let mcp = export::export(&workspaces.found, &args.stages, &args.into)?;
     for (key, server) in &mcp.mcp_servers {
         println!("{key:<40} {}", server.cwd);
     }

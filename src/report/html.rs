@@ -110,6 +110,15 @@ fn overview(data: &ReportData) -> String {
             id = slug(&s.name),
         );
     }
+    for b in data.without_workspace() {
+        let _ = write!(
+            out,
+            "<tr class=\"server-row no-workspace\" data-server=\"{n}\"><td>{n}</td>\
+             <td class=\"status error\">error</td><td colspan=\"7\" class=\"failed\">{}</td></tr>",
+            esc(b.error.as_deref().unwrap_or("no workspace")),
+            n = esc(&b.name)
+        );
+    }
     out += "</tbody></table><div class=\"charts\">";
     let simple = |counts: Vec<(String, u64)>, class: &'static str| -> Vec<Bar> {
         counts

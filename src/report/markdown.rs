@@ -50,6 +50,15 @@ pub fn render(data: &ReportData) -> String {
             tests(t)
         );
     }
+    for b in data.without_workspace() {
+        let why = b.error.as_deref().unwrap_or("no workspace");
+        let _ = writeln!(
+            out,
+            "| {} | error | - | {} | | | |",
+            cell(&b.name),
+            cell(why)
+        );
+    }
     let counts = |title: &str, counts: Vec<(String, u64)>| {
         let rows: String = counts
             .iter()

@@ -131,6 +131,17 @@ pub struct ReportData {
     pub summary: Option<Summary>,
 }
 
+impl ReportData {
+    /// Servers of a batch that have no workspace (they did not install or start).
+    pub fn without_workspace(&self) -> Vec<&ServerSummary> {
+        self.summary
+            .iter()
+            .flat_map(|s| &s.servers)
+            .filter(|b| !self.servers.iter().any(|s| s.name == b.name))
+            .collect()
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
     #[error(transparent)]
@@ -146,7 +157,7 @@ pub enum ReportError {
 impl ReportData {
     /// Gathers the report of a workspace or of a batch folder.
     pub fn gather(path: &Path) -> Result<ReportData, ReportError> {
-        let (workspaces, _) = crate::batch::workspaces(path)?;
+        let workspaces = crate::batch::workspaces(path)?.found;
         let summary = crate::batch::summary_of(path)?;
         let mut servers = Vec::new();
         for (name, dir) in workspaces {
