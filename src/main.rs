@@ -175,11 +175,21 @@ fn main() -> ExitCode {
         .with_env_filter(tracing_subscriber::EnvFilter::from_env("MCPEVOL_LOG"))
         .with_writer(std::io::stderr)
         .init();
-    match run(Cli::parse()) {
-        Ok(()) => ExitCode::SUCCESS,
+    let cli = Cli::try_parse().unwrap_or_else(|e| {
+        let _ = e.print();
+        // --help and --version print to stdout and succeed; anything else is a usage error.
+        let code = if e.use_stderr() {
+            cli::exit::USAGE
+        } else {
+            cli::exit::SUCCESS
+        };
+        std::process::exit(code.into())
+    });
+    match run(cli) {
+        Ok(()) => ExitCode::from(cli::exit::SUCCESS),
         Err(e) => {
             eprintln!("error: {e:#}");
-            ExitCode::FAILURE
+            ExitCode::from(cli::exit::code_for(&e))
         }
     }
 }
@@ -276,13 +286,17 @@ fn run(cli: Cli) -> Result<()> {
                     .iter()
                     .rev()
                     .find(|o| o.status == evolve::RoundStatus::Failed);
-                anyhow::bail!(
-                    "{committed} of {rounds} rounds committed, {failed} tries failed; the last: {} after {} attempts: {}; the workspace stays at the last good version",
-                    last.map_or("?", |o| o.version.as_str()),
-                    last.map_or(0, |o| o.attempts),
-                    last.and_then(|o| o.reason.as_deref())
-                        .unwrap_or("no reason given")
-                );
+                return Err(cli::exit::RoundsFailed {
+                    message: format!(
+                        "{committed} of {rounds} rounds committed, {failed} tries failed; the last: {} after {} attempts: {}; the workspace stays at the last good version",
+                        last.map_or("?", |o| o.version.as_str()),
+                        last.map_or(0, |o| o.attempts),
+                        last.and_then(|o| o.reason.as_deref())
+                            .unwrap_or("no reason given")
+                    ),
+                    endpoint: last.is_some_and(|o| o.endpoint_failed),
+                }
+                .into());
             } else if failed > 0 && !json {
                 eprintln!(
                     "{failed} failed tries were rolled back and retried; they are recorded in round.json (`failed_rounds`)"
@@ -420,14 +434,13 @@ fn run(cli: Cli) -> Result<()> {
     Ok(())
 }
 
-/// Runs the rounds; on Ctrl-C the round in flight is dropped (its server killed) and the work
-/// tree is put back at the last committed version before exiting.
+/// Runs the rounds, printing each as it ends; Ctrl-C restores the work tree (in the library).
 async fn evolve_until_interrupted(
     workdir: &Path,
     opts: &evolve::Options,
     json: bool,
 ) -> Result<Vec<evolve::RoundOutcome>> {
-    let run = evolve::evolve(workdir, opts, |o| {
+    let outcomes = evolve::evolve_until_interrupted(workdir, opts, |o| {
         if !json {
             let tools = o.tools.join(", ");
             let op = o.operator.as_deref().unwrap_or("--");
@@ -445,17 +458,9 @@ async fn evolve_until_interrupted(
                 ),
             }
         }
-    });
-    tokio::select! {
-        outcome = run => Ok(outcome?),
-        _ = tokio::signal::ctrl_c() => {
-            let ws = Workspace::open(workdir)?;
-            let head = ws.head()?;
-            ws.restore(&head)?;
-            let version = ws.versions()?.into_iter().rev().find(|v| v.commit == head).map_or(head.clone(), |v| v.tag);
-            anyhow::bail!("interrupted; the workspace is back at {version}, its last committed version")
-        }
-    }
+    })
+    .await?;
+    Ok(outcomes)
 }
 
 /// Sets how servers are isolated, warning when the machine cannot do it.

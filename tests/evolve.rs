@@ -276,7 +276,11 @@ fn sigint_mid_round_leaves_the_workspace_at_its_last_committed_version() {
     )
     .unwrap();
     let out = child.wait_with_output().unwrap();
-    assert!(!out.status.success());
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "the exit code for interrupted"
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     eprintln!("evolve status: {:?} stderr: {stderr}", out.status);
     let version = git_status_is_clean_at_a_version(&work);
@@ -290,7 +294,7 @@ fn sigint_mid_round_leaves_the_workspace_at_its_last_committed_version() {
 fn evolve_refuses_a_folder_that_is_not_a_workspace() {
     let dir = tempfile::tempdir().unwrap();
     let out = mcpevol(&["evolve", dir.path().to_str().unwrap(), "--rounds", "1"]);
-    assert!(!out.status.success());
+    assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("is not an mcpevol workspace"));
 }
 
@@ -335,7 +339,11 @@ fn evolve_on_a_server_that_no_longer_starts_names_the_cause_and_changes_nothing(
         "--timeout",
         "5",
     ]);
-    assert!(!out.status.success());
+    assert_eq!(
+        out.status.code(),
+        Some(4),
+        "the exit code for a broken server"
+    );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("does not start at v1") && err.contains("config missing"),
@@ -373,4 +381,49 @@ fn a_forced_operator_that_fits_no_tool_fails_the_round_cleanly_with_the_reason()
         "{last:?}"
     );
     git_status_is_clean_at_a_version(&work);
+}
+
+/// Exit codes a script can tell apart: a usage error, a round that failed, an unknown flag.
+#[test]
+fn the_command_line_exits_with_distinct_codes_for_usage_errors_and_failed_rounds() {
+    let out = mcpevol(&["evolve", "--rounds", "x", "somewhere"]);
+    assert_eq!(out.status.code(), Some(2), "a bad number is a usage error");
+    let out = mcpevol(&["evolve", "somewhere", "--rounds", "1", "--backend", "gpt"]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "an unknown backend is a usage error"
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("possible values: rules, openai, replay")
+    );
+    let out = mcpevol(&["--version"]);
+    assert_eq!(out.status.code(), Some(0));
+
+    // A user's operator (a prompt for a model) forced on the rules backend: no version is made.
+    let rt = runtime();
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("w");
+    rt.block_on(init(&fixture("bundle-min"), &work, &init_options()))
+        .unwrap();
+    let ops = dir.path().join("ops");
+    std::fs::create_dir(&ops).unwrap();
+    let template = mcpevol(&["operators", "new", "X1", "Rename Everything"]);
+    std::fs::write(ops.join("X1-rename.md"), &template.stdout).unwrap();
+    let out = mcpevol(&[
+        "evolve",
+        work.to_str().unwrap(),
+        "--rounds",
+        "1",
+        "--operators",
+        ops.to_str().unwrap(),
+        "--operator",
+        "X1",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

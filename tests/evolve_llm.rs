@@ -3,6 +3,7 @@
 
 mod common;
 
+use std::path::Path;
 use std::time::Duration;
 
 use common::rounds::*;

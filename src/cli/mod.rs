@@ -3,5 +3,6 @@
 
 pub mod batch;
 pub mod evolve;
+pub mod exit;
 pub mod export;
 pub mod report;

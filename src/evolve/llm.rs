@@ -20,6 +20,9 @@ use crate::server::LiveTools;
 type Committed = (RoundRecord, LiveTools, Vec<Exchange>);
 
 /// The conversation of one step and the exchanges of the whole round.
+/// How a reason starts when the model endpoint itself failed (not the model's reply).
+pub(super) const ENDPOINT_FAILED: &str = "the model could not be asked";
+
 pub(super) struct Talk<'c> {
     chat: &'c dyn Chat,
     exchanges: Mutex<Vec<Exchange>>,
@@ -31,7 +34,7 @@ impl Talk<'_> {
             .chat
             .chat(messages)
             .await
-            .map_err(|e| format!("the model could not be asked: {e}"))?;
+            .map_err(|e| format!("{ENDPOINT_FAILED}: {e}"))?;
         let reply = exchange.reply.clone();
         self.exchanges.lock().unwrap().push(exchange);
         Ok(reply)
@@ -314,12 +317,11 @@ impl Round<'_> {
             .rev()
             .find(|r| r.operator != "selection")
             .map(|r| r.operator.clone());
-        Ok(RoundOutcome::failed(
-            self.number,
-            operator,
-            reason,
-            &rejected,
-        ))
+        let endpoint_failed = reason.starts_with(ENDPOINT_FAILED);
+        Ok(RoundOutcome {
+            endpoint_failed,
+            ..RoundOutcome::failed(self.number, operator, reason, &rejected)
+        })
     }
 }
 

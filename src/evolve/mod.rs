@@ -176,6 +176,9 @@ pub struct RoundOutcome {
     /// The attempts of a failed round, recorded with the next committed version.
     #[serde(skip)]
     pub rejected: Vec<record::Rejection>,
+    /// The round failed because the model endpoint did (not because of what it answered).
+    #[serde(skip)]
+    pub endpoint_failed: bool,
 }
 
 impl RoundOutcome {
@@ -200,6 +203,7 @@ impl RoundOutcome {
             reason: Some(reason),
             timings: Timings::default(),
             rejected: rejected.to_vec(),
+            endpoint_failed: false,
         }
     }
 }
@@ -258,6 +262,8 @@ pub enum EvolveError {
     Prompt(String),
     #[error("{from} has no recorded round {version} to replay")]
     NothingToReplay { from: String, version: String },
+    #[error("interrupted; the workspace is back at {version}, its last committed version")]
+    Interrupted { version: String },
 }
 
 /// Runs `opts.rounds` rounds on top of the latest version. `report` hears each round as it ends.
@@ -378,6 +384,7 @@ pub async fn evolve(
                         ..round.clock.timings()
                     },
                     rejected: Vec::new(),
+                    endpoint_failed: false,
                 }
             }
             Err(mut failure) => {
@@ -435,6 +442,30 @@ fn timed_out(tests: &[validate::TestResult]) -> Vec<String> {
         .filter(|t| t.status == Status::Timeout)
         .map(|t| t.tool.clone())
         .collect()
+}
+
+/// [`evolve`], stopped by Ctrl-C: the round in flight is dropped (its server killed) and the
+/// work tree put back at the last committed version before the error is returned.
+pub async fn evolve_until_interrupted(
+    root: &Path,
+    opts: &Options,
+    report: impl FnMut(&RoundOutcome),
+) -> Result<Vec<RoundOutcome>, EvolveError> {
+    tokio::select! {
+        outcome = evolve(root, opts, report) => outcome,
+        _ = tokio::signal::ctrl_c() => {
+            let ws = Workspace::open(root)?;
+            let head = ws.head()?;
+            ws.restore(&head)?;
+            let version = ws
+                .versions()?
+                .into_iter()
+                .rev()
+                .find(|v| v.commit == head)
+                .map_or(head, |v| v.tag);
+            Err(EvolveError::Interrupted { version })
+        }
+    }
 }
 
 /// Where a workspace keeps settings that every `evolve` on it should use.
