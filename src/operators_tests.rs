@@ -1,3 +1,5 @@
+//! Tests of operator files: the built-in ones, user ones, contracts, prompts, and the menu.
+
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::*;

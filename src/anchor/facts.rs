@@ -1,5 +1,9 @@
 //! Per-file reading: runs the queries over one parsed file and keeps what linking needs.
 //!
+//! Over 500 lines on purpose: one reader walks one compiled query, and each match kind's
+//! reading (objects, dispatch, declarations, classes) shares its helpers; calls that register
+//! one tool live in `facts/calls.rs`.
+//!
 //! Facts hold no tree-sitter nodes, so trees are dropped as soon as a file is read; linking
 //! across files (constants, imported schemas, handlers in another module) works on facts alone.
 

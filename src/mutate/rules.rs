@@ -1,5 +1,10 @@
 //! The rules backend: the 11 operators as deterministic source edits on the anchored sites,
 //! for every registration style anchoring supports. No network, no model: same seed, same edits.
+//!
+//! Over 500 lines on purpose: `applies` and `Draft::apply` are the operator table, one arm per
+//! operator, and the site surgeries they share follow them, so that a rule reads beside its
+//! siblings. What each operator claims lives in `behaviours.rs`, handler wrapping in `wrap.rs`,
+//! routing removal in `unroute.rs`.
 
 use std::path::Path;
 
