@@ -1,6 +1,7 @@
 //! Evolves every server of a catalog (default `servers-npm/servers.toml`) 5 rounds with each of
 //! several seeds and prints, per server and in total: versions reached, rounds committed, tries
-//! that failed and were retried, and the oracle's verdicts (passed, unverifiable).
+//! that failed and were retried, the oracle's verdicts (passed, unverifiable), and the median
+//! time per round outside the server step (anchor, mutate, check, commit) and in it.
 //!
 //!     cargo run --release --example seed_sweep -- [CATALOG] [SEED...]
 //!
@@ -28,6 +29,17 @@ struct Row {
     failed_tries: usize,
     tally: Tally,
     errors: Vec<String>,
+    /// Per committed round: milliseconds outside the server step, and in it.
+    overhead_ms: Vec<f64>,
+    server_ms: Vec<f64>,
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
 }
 
 fn main() -> anyhow::Result<()> {
@@ -123,19 +135,28 @@ fn main() -> anyhow::Result<()> {
         }
     }
     println!(
-        "{:<22} {:>10} {:>9} {:>12} {:>7} {:>13}",
-        "server", "reached", "committed", "failed tries", "passed", "unverifiable"
+        "{:<22} {:>10} {:>9} {:>12} {:>7} {:>13} {:>12} {:>10}",
+        "server",
+        "reached",
+        "committed",
+        "failed tries",
+        "passed",
+        "unverifiable",
+        "overhead ms",
+        "server ms"
     );
     let (mut committed, mut tries, mut planned) = (0, 0, 0);
-    for (id, row) in &rows {
+    for (id, row) in rows.iter_mut() {
         let reached: Vec<String> = row.reached.iter().map(|n| format!("v{n}")).collect();
         println!(
-            "{id:<22} {:>10} {:>9} {:>12} {:>7} {:>13}{}",
+            "{id:<22} {:>10} {:>9} {:>12} {:>7} {:>13} {:>12.1} {:>10.0}{}",
             reached.join(","),
             row.committed,
             row.failed_tries,
             row.tally.passed,
             row.tally.unverifiable,
+            median(&mut row.overhead_ms),
+            median(&mut row.server_ms),
             if row.errors.is_empty() {
                 String::new()
             } else {

@@ -557,3 +557,68 @@ fn first_line(text: &str, max: usize) -> String {
         line.to_string()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each line: the arguments after `mcpevol`, and whether they parse.
+    const PARSES: &[(&str, bool)] = &[
+        ("anchor fixtures/if-cjs --json", true),
+        ("anchor", false),
+        ("tools dir --timeout 5 -- --flag", true),
+        ("init pkg@1.0.0 work --arg x --env K=V", true),
+        ("init pkg@1.0.0", false),
+        ("evolve work --rounds 5", true),
+        (
+            "evolve work --rounds 5 --backend openai --model m --base-url http://h/v1",
+            true,
+        ),
+        ("evolve work --rounds 1 --backend replay --from other", true),
+        ("evolve work --rounds 1 --backend gpt", false),
+        ("evolve work --rounds five", false),
+        (
+            "evolve work --rounds 1 --operator O5 --operator O9 --seed 3 --json",
+            true,
+        ),
+        (
+            "evolve work --rounds 1 --sandbox off --max-failed-rounds 2",
+            true,
+        ),
+        ("evolve work --rounds 1 --sandbox maybe", false),
+        ("evolve work", false),
+        ("log work --json", true),
+        ("diff work v0 v3", true),
+        ("diff work v0", false),
+        ("operators list --json", true),
+        ("operators check operators/", true),
+        ("operators new X1 Name", true),
+        ("operators frobnicate", false),
+        ("survey --json", true),
+        (
+            "batch m.toml --rounds 5 --out out --jobs 2 --shard 1/3",
+            true,
+        ),
+        ("batch merge out a b", true),
+        ("export work --stages early,late --into out", true),
+        ("report work --html r.html", true),
+        ("frobnicate", false),
+    ];
+
+    #[test]
+    fn the_command_line_accepts_the_documented_forms_and_refuses_the_rest() {
+        let mut wrong = Vec::new();
+        for (args, ok) in PARSES {
+            let argv = std::iter::once("mcpevol").chain(args.split_whitespace());
+            let parsed = Cli::try_parse_from(argv);
+            if parsed.is_ok() != *ok {
+                wrong.push(format!(
+                    "`{args}` should {}parse: {:?}",
+                    if *ok { "" } else { "not " },
+                    parsed.err().map(|e| e.kind())
+                ));
+            }
+        }
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    }
+}

@@ -132,3 +132,30 @@ fn tools_registered_through_a_builder_chain_evolve() {
     let failures = evolve_each("builder-chain", &["O9", "O5", "O1", "O2", "O6", "O3"]);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// A tool whose own error says "not found" (an unknown port-forward id) is the tool working:
+/// the oracle tells it from the server's unknown-tool answer by the probe's shape, so the
+/// round's checks call it unverifiable at worst and every operator still commits.
+#[test]
+fn a_tool_whose_error_says_not_found_is_not_taken_for_an_unknown_tool() {
+    let failures = evolve_each("not-found-errors", &["O9", "O5", "O1", "O2", "O3"]);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("w");
+    rt.block_on(init(&fixture("not-found-errors"), &work, &init_options()))
+        .unwrap();
+    let ws = Workspace::open(&work).unwrap();
+    let v0 = record::read_round(&ws, "v0").unwrap().unwrap();
+    let get = v0
+        .tests
+        .iter()
+        .find(|t| t.tool == "port_forward_get")
+        .expect("port_forward_get was called");
+    assert_eq!(
+        get.verdict,
+        mcpevol::validate::Verdict::Unverifiable,
+        "{get:?}"
+    );
+    assert!(get.reason.as_deref().unwrap_or("").contains("not found"));
+}
