@@ -21,6 +21,9 @@ status=0
 for t in "${targets[@]}"; do
   extra=()
   [ "$t" = anchor_source ] && extra=(-dict=anchor.dict -max_len=8192)
+  # Structured input (files and hunks) from no seeds: long inputs at once, or runs of a few
+  # minutes stay under 60 bytes.
+  [ "$t" = edit_hunks ] && extra=(-len_control=0 -max_len=2048)
   mkdir -p "corpus/$t" "artifacts/$t"
   "$bin/$t" -artifact_prefix="artifacts/$t/" -max_total_time="$seconds" -timeout=10 \
     -rss_limit_mb=2048 -detect_leaks=0 -print_final_stats=1 "${extra[@]}" "corpus/$t" >"logs/$t.log" 2>&1
