@@ -114,6 +114,12 @@ fn main() -> anyhow::Result<()> {
                             .iter()
                             .filter(|r| r.status == RoundStatus::Committed)
                             .count();
+                        for r in rounds.iter().filter(|r| r.status == RoundStatus::Committed) {
+                            let t = &r.timings;
+                            row.overhead_ms
+                                .push(t.anchor_ms + t.mutate_ms + t.check_ms + t.commit_ms);
+                            row.server_ms.push(t.server_ms);
+                        }
                         row.failed_tries += rounds
                             .iter()
                             .filter(|r| r.status == RoundStatus::Failed)
