@@ -368,8 +368,3 @@ fn succeeds_as_before(
         )),
     }
 }
-
-/// Each tool's status in a list of results, for callers that only need that.
-pub fn statuses(results: &[TestResult]) -> BTreeMap<String, Status> {
-    results.iter().map(|r| (r.tool.clone(), r.status)).collect()
-}
