@@ -6,7 +6,6 @@
 //! that must now be unknown, new tools, and each claimed [`Effect`]. Calls whose previous answer
 //! was a failure prove nothing and are counted as unverifiable, never as passed.
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
