@@ -1,8 +1,14 @@
 //! Time of a 5-round evolution of every server of servers-npm/, split by pipeline step:
 //! anchor, mutate, check (apply + syntax), server (start, list, contract, functional tests),
-//! commit. The target: everything but the server step under 100 ms per round.
+//! commit. The target: everything but the server step under 100 ms per round. `overlapped` is
+//! work another thread did during the server step (reading the edited files' facts ahead for
+//! the next anchoring); any wait for it after the server step is counted in `anchor`.
+//! `previous` is the server time the oracle adds by running the previous version: its
+//! baseline (two sessions at once, observed before the round) and any re-sampling within
+//! `server`.
 //!
-//! Run: `cargo bench --bench evolve` (after scripts/install-servers.sh).
+//! Run: `cargo bench --bench evolve` (after scripts/install-servers.sh); words after `--` keep
+//! only the servers whose id contains one of them (`cargo bench --bench evolve -- wiki`).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -28,13 +34,28 @@ fn main() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     println!("evolution benchmark: {ROUNDS} rounds per server, median ms per round");
     println!(
-        "{:<48} {:>9} {:>7} {:>7} {:>7} {:>8} {:>7} {:>9}",
-        "package", "bytes", "anchor", "mutate", "check", "server", "commit", "non-server"
+        "{:<48} {:>9} {:>7} {:>7} {:>7} {:>8} {:>7} {:>9} {:>10}",
+        "package",
+        "bytes",
+        "anchor",
+        "mutate",
+        "check",
+        "server",
+        "commit",
+        "non-server",
+        "overlapped"
     );
+    // cargo passes `--bench`; the other arguments filter servers by id.
+    let only: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
     let mut seen = Vec::new();
     let mut rows: Vec<(usize, String, f64)> = Vec::new();
     for entry in &catalog.servers {
-        if seen.contains(&entry.package) {
+        if seen.contains(&entry.package)
+            || !(only.is_empty() || only.iter().any(|o| entry.id.contains(o.as_str())))
+        {
             continue;
         }
         seen.push(entry.package.clone());
@@ -69,13 +90,23 @@ fn main() {
             evolve::evolve(&work, &opts, |_| {}).await.expect("evolve")
         });
         let t: Vec<&Timings> = rounds.iter().map(|r| &r.timings).collect();
+        if std::env::var_os("MCPEVOL_BENCH_ROUNDS").is_some() {
+            for (r, x) in rounds.iter().zip(&t) {
+                eprintln!(
+                    "  {} {:?} attempts {}: {x:?}",
+                    r.version, r.operator, r.attempts
+                );
+            }
+        }
         let pick = |f: fn(&Timings) -> f64| median(t.iter().map(|x| f(x)).collect());
-        let (a, m, c, s, k) = (
+        let (a, m, c, s, k, o, p) = (
             pick(|x| x.anchor_ms),
             pick(|x| x.mutate_ms),
             pick(|x| x.check_ms),
             pick(|x| x.server_ms),
             pick(|x| x.commit_ms),
+            pick(|x| x.overlapped_ms),
+            pick(|x| x.previous_ms),
         );
         let non_server = median(
             t.iter()
@@ -83,7 +114,7 @@ fn main() {
                 .collect(),
         );
         println!(
-            "{:<48} {bytes:>9} {a:>7.1} {m:>7.2} {c:>7.1} {s:>8.0} {k:>7.1} {non_server:>9.1}",
+            "{:<48} {bytes:>9} {a:>7.1} {m:>7.2} {c:>7.1} {s:>8.0} {k:>7.1} {non_server:>9.1} {o:>10.1} {p:>8.0}",
             entry.package
         );
         rows.push((bytes, entry.package.clone(), non_server));

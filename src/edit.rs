@@ -286,24 +286,10 @@ pub fn hunk_for(file: &str, text: &str, start: usize, end: usize, new: &str) -> 
                 .find('\n')
                 .map_or(text.len(), |i| b + 1 + i);
         } else {
-            a = floor_char(text, a.saturating_sub(32));
-            b = ceil_char(text, (b + 32).min(text.len()));
+            a = text.floor_char_boundary(a.saturating_sub(32));
+            b = text.ceil_char_boundary((b + 32).min(text.len()));
         }
     }
-}
-
-fn floor_char(text: &str, mut i: usize) -> usize {
-    while !text.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
-}
-
-fn ceil_char(text: &str, mut i: usize) -> usize {
-    while !text.is_char_boundary(i) {
-        i += 1;
-    }
-    i
 }
 
 #[cfg(test)]

@@ -6,7 +6,6 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 use tree_sitter::Node;
 
@@ -29,9 +28,6 @@ pub enum CheckError {
     Node(std::io::Error),
 }
 
-/// How long the byte diff that locates an edit may run; past it the diff is coarser (a wider
-/// changed range), never wrong.
-const DIFF_DEADLINE: Duration = Duration::from_millis(200);
 /// How much of a long line an error message quotes on each side of the error.
 const CONTEXT_CHARS: usize = 80;
 
@@ -213,17 +209,10 @@ fn error_nodes(root: Node) -> Vec<Node> {
 /// The byte ranges of `new` that differ from `old`; an insertion or deletion is a range too
 /// (possibly empty, at the place of the change).
 fn changed_ranges(old: &str, new: &str) -> Vec<Range<usize>> {
-    let deadline = Instant::now() + DIFF_DEADLINE;
-    similar::capture_diff_slices_deadline(
-        similar::Algorithm::Myers,
-        old.as_bytes(),
-        new.as_bytes(),
-        Some(deadline),
-    )
-    .iter()
-    .filter(|op| op.tag() != similar::DiffTag::Equal)
-    .map(|op| op.new_range())
-    .collect()
+    anchor::changes::changes(old, new)
+        .into_iter()
+        .map(|c| c.new)
+        .collect()
 }
 
 /// The line around byte `at`, cut to a window around it when the line is long (minified code

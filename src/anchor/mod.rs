@@ -3,15 +3,16 @@
 //! Files are parsed in parallel; each yields [`facts::FileFacts`] (its trees are then dropped),
 //! and [`link::link`] joins the facts of all files into one [`Inventory`].
 
+pub mod changes;
 pub mod facts;
 pub mod files;
 pub mod grammar;
 pub mod link;
 pub mod params;
 pub mod syntax;
+pub mod trees;
 
 use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -39,9 +40,55 @@ pub fn anchor(root: &Path) -> Result<Inventory, AnchorError> {
 
 /// The facts of files read before, by path and a hash of their content. Evolution anchors the
 /// same package every round while a round changes one or two files: the rest is reused.
+/// Two versions are kept per file: the one at HEAD and an edited one read ahead by
+/// [`prefetch`], so that a rejected edit does not cost HEAD's facts.
 #[derive(Default)]
 pub struct Cache {
-    files: HashMap<String, (u64, facts::FileFacts)>,
+    files: HashMap<String, Vec<(u64, facts::FileFacts)>>,
+}
+
+/// How many versions of one file's facts [`Cache`] keeps.
+const VERSIONS_KEPT: usize = 2;
+
+impl Cache {
+    /// The facts of `rel` at `hash`, which become the last to be dropped.
+    fn get(&mut self, rel: &str, hash: u64) -> Option<facts::FileFacts> {
+        let versions = self.files.get_mut(rel)?;
+        let at = versions.iter().position(|(h, _)| *h == hash)?;
+        let hit = versions.remove(at);
+        versions.insert(0, hit);
+        Some(versions[0].1.clone())
+    }
+
+    fn put(&mut self, rel: &str, hash: u64, facts: facts::FileFacts) {
+        let versions = self.files.entry(rel.to_string()).or_default();
+        versions.retain(|(h, _)| *h != hash);
+        versions.insert(0, (hash, facts));
+        versions.truncate(VERSIONS_KEPT);
+    }
+}
+
+/// Reads the facts of `files` (paths relative to `root`, as an edit names them; `None` for
+/// every source file) into `cache`, so that the next anchoring finds them. Evolution does it
+/// where a server step follows, which it overlaps: once an edit is applied, and while the
+/// first baseline is observed. Files that are not source are skipped.
+pub fn read_ahead(root: &Path, files: Option<&[String]>, cache: &Mutex<Cache>) {
+    let (sources, _) = files::discover(root);
+    sources
+        .par_iter()
+        .filter(|f| files.is_none_or(|only| only.contains(&f.rel)))
+        .for_each(|f| drop(read_cached(f, cache)));
+}
+
+/// [`read_ahead`] on another thread.
+pub fn prefetch(
+    root: &Path,
+    files: Option<&[String]>,
+    cache: &std::sync::Arc<Mutex<Cache>>,
+) -> std::thread::JoinHandle<()> {
+    let (root, cache) = (root.to_path_buf(), cache.clone());
+    let files = files.map(<[String]>::to_vec);
+    std::thread::spawn(move || read_ahead(&root, files.as_deref(), &cache))
 }
 
 /// [`anchor`], reusing the facts of files that have not changed since they went into `cache`.
@@ -96,21 +143,24 @@ fn read_cached(file: &SourceFile, cache: &Mutex<Cache>) -> facts::FileFacts {
         Ok(b) => b,
         Err(e) => return skipped(&file.rel, format!("cannot read it: {e}")),
     };
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    bytes.hash(&mut hasher);
-    let hash = hasher.finish();
-    if let Some((h, facts)) = cache.lock().unwrap().files.get(&file.rel)
-        && *h == hash
-    {
-        return facts.clone();
+    let hash = content_hash(&bytes);
+    if let Some(facts) = lock(cache).get(&file.rel, hash) {
+        return facts;
     }
     let facts = read_source(&file.rel, file.lang, bytes);
-    cache
-        .lock()
-        .unwrap()
-        .files
-        .insert(file.rel.clone(), (hash, facts.clone()));
+    lock(cache).put(&file.rel, hash, facts.clone());
     facts
+}
+
+/// The key of a file's content in the caches: fast on megabytes, fixed for the process.
+pub(crate) fn content_hash(bytes: &[u8]) -> u64 {
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::with_seed(0).hash_one(bytes)
+}
+
+/// The cache, also after a thread panicked holding it: its entries are whole either way.
+fn lock(cache: &Mutex<Cache>) -> std::sync::MutexGuard<'_, Cache> {
+    cache.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 fn skipped(rel: &str, why: String) -> facts::FileFacts {
@@ -137,8 +187,15 @@ pub fn read_source(rel: &str, lang: Lang, bytes: Vec<u8>) -> facts::FileFacts {
     }
 }
 
-/// Parses one source text; also the baseline the anchoring benchmark compares against.
+/// Parses one source text; a large one through [`trees`], which keeps its tree for the next
+/// step that parses it, or an edited version of it.
 pub fn parse(src: &str, lang: Lang) -> Option<Tree> {
+    trees::tree(src, lang, |old| parse_with(src, lang, old))
+}
+
+/// A parse with this thread's parser for `lang`; `old`, an edited earlier tree of the text,
+/// makes it incremental. Also the baseline the anchoring benchmark compares against.
+pub fn parse_with(src: &str, lang: Lang, old: Option<&Tree>) -> Option<Tree> {
     thread_local! {
         // A parser per thread and grammar, reused across files: creating one costs allocations
         // that show up when a package has many small files.
@@ -154,7 +211,7 @@ pub fn parse(src: &str, lang: Lang) -> Option<Tree> {
                 parsers.len() - 1
             }
         };
-        parsers[idx].1.parse(src, None)
+        parsers[idx].1.parse(src, old)
     })
 }
 

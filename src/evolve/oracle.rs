@@ -168,6 +168,17 @@ impl Round<'_> {
         tools: &[serde_json::Value],
         baseline: &Baseline,
     ) -> Result<Baseline, String> {
+        let started = std::time::Instant::now();
+        let observed = self.observe_head(tools, baseline).await;
+        super::add(&self.clock.previous, started);
+        observed
+    }
+
+    async fn observe_head(
+        &self,
+        tools: &[serde_json::Value],
+        baseline: &Baseline,
+    ) -> Result<Baseline, String> {
         let dir = tempfile::tempdir().map_err(|e| format!("cannot make a scratch folder: {e}"))?;
         let head = self.ws.head().map_err(|e| e.to_string())?;
         self.ws

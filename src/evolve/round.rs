@@ -30,7 +30,7 @@ pub(super) struct Round<'a> {
     /// Earlier tries of this round that failed: each new try draws other seeds.
     pub(super) try_number: u32,
     pub(super) clock: Clock,
-    pub(super) cache: &'a std::sync::Mutex<anchor::Cache>,
+    pub(super) cache: &'a std::sync::Arc<std::sync::Mutex<anchor::Cache>>,
     /// What the round record says made the change: `rules`, or the LLM backend's name.
     pub(super) backend: String,
 }
@@ -241,23 +241,56 @@ impl Round<'_> {
             self.root,
             proposal.hunks.iter().map(|h| h.file.as_str()),
         );
-        let changed_files = edit::apply(self.root, &proposal.hunks).map_err(|e| e.to_string());
-        let checked = changed_files.and_then(|files| {
-            crate::syntax_check::check_trees(self.root, &files, &before)
-                .map_err(|e| e.to_string())?;
-            crate::syntax_check::NodeCheck::spawn(self.root, &files).map_err(|e| e.to_string())
-        });
+        let applied = edit::apply(self.root, &proposal.hunks)
+            .map_err(|e| e.to_string())
+            .and_then(|files| {
+                let node = crate::syntax_check::NodeCheck::spawn(self.root, &files)
+                    .map_err(|e| e.to_string())?;
+                Ok((node, files))
+            });
         add(&self.clock.check, started);
-        let node_check = checked?;
+        let (node_check, files) = applied?;
+        let trees_check = self.check_in_background(files, before);
         let started = std::time::Instant::now();
-        // `node --check` runs while the server starts; its verdict comes first all the same.
+        // Both syntax checks run while the server starts; their verdicts come first all the
+        // same, so code they reject is never judged on what the server did.
         let result = self
             .run_server(op, proposal, previous, baseline, generate)
             .await;
         let node_verdict = node_check.wait().map_err(|e| e.to_string());
         add(&self.clock.server, started);
+        // Any wait for the background work is time the server step did not hide.
+        let started = std::time::Instant::now();
+        let (trees_verdict, worked) = trees_check
+            .join()
+            .unwrap_or_else(|_| (Err("the syntax check panicked".into()), 0.0));
+        add(&self.clock.check, started);
+        self.clock
+            .overlapped
+            .set(self.clock.overlapped.get() + worked);
+        trees_verdict?;
         node_verdict?;
         result
+    }
+
+    /// The tree-sitter check of the edited files on another thread, then, when it passes,
+    /// their facts read for the next round's anchoring (on a bundle of megabytes, the largest
+    /// step outside the server's). The result is the verdict and the milliseconds worked.
+    fn check_in_background(
+        &self,
+        files: Vec<String>,
+        before: crate::syntax_check::Before,
+    ) -> std::thread::JoinHandle<(Result<(), String>, f64)> {
+        let (root, cache) = (self.root.to_path_buf(), self.cache.clone());
+        std::thread::spawn(move || {
+            let started = std::time::Instant::now();
+            let verdict =
+                crate::syntax_check::check_trees(&root, &files, &before).map_err(|e| e.to_string());
+            if verdict.is_ok() {
+                anchor::read_ahead(&root, Some(&files), &cache);
+            }
+            (verdict, started.elapsed().as_secs_f64() * 1e3)
+        })
     }
 }
 

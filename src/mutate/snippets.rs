@@ -42,8 +42,8 @@ pub fn snippets(root: &Path, tools: &[&Tool]) -> String {
         let to = (end + CONTEXT_LINES).min(lines.len());
         let _ = writeln!(out, "--- {file} (lines {}-{})", from + 1, to);
         if lines[from..to].iter().any(|l| l.len() > LONG_LINE) {
-            let a = floor(&text, b0.saturating_sub(LONG_LINE));
-            let b = ceil(&text, (b1 + LONG_LINE).min(text.len()));
+            let a = text.floor_char_boundary(b0.saturating_sub(LONG_LINE));
+            let b = text.ceil_char_boundary((b1 + LONG_LINE).min(text.len()));
             let _ = writeln!(out, "{}", &text[a..b]);
         } else {
             for line in &lines[from..to] {
@@ -71,20 +71,6 @@ fn merge(
         }
     }
     out
-}
-
-fn floor(text: &str, mut i: usize) -> usize {
-    while !text.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
-}
-
-fn ceil(text: &str, mut i: usize) -> usize {
-    while !text.is_char_boundary(i) {
-        i += 1;
-    }
-    i
 }
 
 #[cfg(test)]

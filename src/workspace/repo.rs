@@ -1,11 +1,12 @@
 //! The workspace repository: deterministic version commits, tags, restore and reading history.
 
 use std::fs;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use git2::{
-    Commit, IndexAddOption, ObjectType, Repository, RepositoryInitOptions, ResetType, Signature,
-    Status, StatusOptions, Time, build::CheckoutBuilder,
+    Commit, ObjectType, Repository, RepositoryInitOptions, ResetType, Signature, Status,
+    StatusOptions, Time, build::CheckoutBuilder,
 };
 
 use super::{Version, WorkspaceError};
@@ -37,6 +38,7 @@ impl Workspace {
         // The branch name is fixed so that the user's init.defaultBranch changes nothing.
         opts.mkdir(false).no_reinit(true).initial_head("main");
         let repo = Repository::init_opts(root, &opts).map_err(git(root, "create a repository"))?;
+        fast_writes(&repo);
         let ws = Workspace {
             root: root.to_path_buf(),
             repo,
@@ -52,6 +54,7 @@ impl Workspace {
             return Err(WorkspaceError::NotAWorkspace(root.to_path_buf()));
         }
         let repo = Repository::open(root).map_err(git(root, "open the repository"))?;
+        fast_writes(&repo);
         Ok(Workspace {
             root: root.to_path_buf(),
             repo,
@@ -65,18 +68,13 @@ impl Workspace {
     /// Paths (relative, `/`-separated, sorted) that differ from HEAD in the work tree or
     /// index, git-ignored files aside. Empty means clean.
     pub fn dirty_paths(&self) -> Result<Vec<String>, WorkspaceError> {
-        let mut opts = StatusOptions::new();
-        opts.include_untracked(true)
-            .recurse_untracked_dirs(true)
-            .include_ignored(false)
-            .exclude_submodules(true);
         let statuses = self
             .repo
-            .statuses(Some(&mut opts))
+            .statuses(Some(&mut status_options()))
             .map_err(self.git("read the status"))?;
         let mut paths: Vec<String> = statuses
             .iter()
-            .filter(|e| e.status() != Status::CURRENT && !e.status().contains(Status::IGNORED))
+            .filter(is_dirty)
             .map(|e| String::from_utf8_lossy(e.path_bytes()).into_owned())
             .collect();
         paths.sort();
@@ -103,10 +101,20 @@ impl Workspace {
         let action = format!("commit {tag}");
         let fail = || self.git(&action);
         let mut index = self.repo.index().map_err(fail())?;
-        index
-            .add_all(["*"], IndexAddOption::DEFAULT, None)
+        // Path by path from the status rather than `add_all` + `update_all`, which read a
+        // changed file's content several times over: 70 ms against 27 ms for a 5 MB bundle.
+        let statuses = self
+            .repo
+            .statuses(Some(&mut status_options()))
             .map_err(fail())?;
-        index.update_all(["*"], None).map_err(fail())?;
+        for entry in statuses.iter().filter(is_dirty) {
+            let rel = Path::new(std::ffi::OsStr::from_bytes(entry.path_bytes()));
+            if self.root.join(rel).symlink_metadata().is_ok() {
+                index.add_path(rel).map_err(fail())?;
+            } else {
+                index.remove_path(rel).map_err(fail())?;
+            }
+        }
         index.write().map_err(fail())?;
         crate::crashpoint::here("index-written");
         let tree = self
@@ -361,6 +369,27 @@ impl Workspace {
             }
             dir = d.parent();
         }
+    }
+}
+
+/// What the status lists: untracked files one by one, ignored ones not at all.
+fn status_options() -> StatusOptions {
+    let mut opts = StatusOptions::new();
+    opts.include_untracked(true)
+        .recurse_untracked_dirs(true)
+        .include_ignored(false)
+        .exclude_submodules(true);
+    opts
+}
+
+fn is_dirty(entry: &git2::StatusEntry) -> bool {
+    entry.status() != Status::CURRENT && !entry.status().contains(Status::IGNORED)
+}
+
+/// Commits a megabyte file faster; without it writes are only slower, so a failure is a warning.
+fn fast_writes(repo: &Repository) {
+    if let Err(e) = super::odb::write_fast(repo) {
+        tracing::warn!("objects are written at the default compression: {e}");
     }
 }
 

@@ -258,3 +258,30 @@ fn restore_undoes_a_same_size_edit_made_in_the_second_of_the_commit() {
         assert!(ws.dirty_paths().unwrap().is_empty());
     }
 }
+
+#[test]
+fn objects_are_written_at_the_fast_compression_level_and_git_reads_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = workspace_at_v0(dir.path());
+    let text = "export const big = 1;\n".repeat(2_000);
+    write(dir.path(), "src/big.js", &text);
+    ws.commit_version(1, "Add big").unwrap();
+    let oid = git2::Oid::hash_object(git2::ObjectType::Blob, text.as_bytes())
+        .unwrap()
+        .to_string();
+    let loose = dir
+        .path()
+        .join(".git/objects")
+        .join(&oid[..2])
+        .join(&oid[2..]);
+    let bytes = fs::read(&loose).unwrap();
+    // zlib's header names its level: 0x78 0x01 is the fastest, 0x78 0x9c libgit2's default.
+    assert_eq!(&bytes[..2], &[0x78, 0x01], "{}", loose.display());
+    let shown = std::process::Command::new("git")
+        .args(["cat-file", "-p", &oid])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(shown.status.success());
+    assert_eq!(String::from_utf8(shown.stdout).unwrap(), text);
+}
