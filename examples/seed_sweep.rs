@@ -13,9 +13,9 @@ use std::path::PathBuf;
 use mcpevol::catalog::Catalog;
 use mcpevol::evolve::{self, Options, RoundStatus};
 use mcpevol::init::{InitOptions, init};
-use mcpevol::record;
 use mcpevol::server::DEFAULT_TIMEOUT;
 use mcpevol::validate::Tally;
+use mcpevol::version_record;
 use mcpevol::workspace::Workspace;
 
 const ROUNDS: u32 = 5;
@@ -128,7 +128,7 @@ fn main() -> anyhow::Result<()> {
                         let versions = ws.versions()?;
                         row.reached.push(versions.last().map_or(0, |v| v.number));
                         for v in versions.iter().skip(1) {
-                            if let Some(r) = record::read_round(&ws, &v.tag)? {
+                            if let Some(r) = version_record::read_round(&ws, &v.tag)? {
                                 let t = r.tally();
                                 row.tally.passed += t.passed;
                                 row.tally.failed += t.failed;

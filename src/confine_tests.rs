@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use crate::edit::{self, EditError, Hunk};
+use crate::hunks::{self, EditError, Hunk};
 
 /// A git work tree holding `files`, all committed: what a workspace looks like to the edits.
 pub(crate) fn committed_package(files: &[(&str, &str)]) -> tempfile::TempDir {
@@ -35,7 +35,7 @@ pub(crate) fn commit_all(root: &Path) {
 }
 
 fn refusal(root: &Path, h: Hunk) -> String {
-    let err = edit::apply(root, &[h]).unwrap_err();
+    let err = hunks::apply(root, &[h]).unwrap_err();
     assert!(
         matches!(err, EditError::Refused { .. } | EditError::Outside { .. }),
         "{err:?}"
@@ -66,7 +66,7 @@ fn workspace() -> tempfile::TempDir {
 #[test]
 fn a_tracked_source_file_may_be_edited_and_created_beside() {
     let dir = workspace();
-    let changed = edit::apply(
+    let changed = hunks::apply(
         dir.path(),
         &[
             Hunk::new("./src/index.js", "const a = 1;", "const a = 2;"),
@@ -218,7 +218,7 @@ fn a_new_file_only_goes_beside_tracked_files() {
 fn a_folder_that_is_not_a_git_work_tree_takes_no_edits() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("a.js"), "a\n").unwrap();
-    let err = edit::apply(dir.path(), &[Hunk::new("a.js", "a", "b")]).unwrap_err();
+    let err = hunks::apply(dir.path(), &[Hunk::new("a.js", "a", "b")]).unwrap_err();
     assert!(err.to_string().contains("not a git work tree"), "{err}");
     assert_eq!(
         std::fs::read_to_string(dir.path().join("a.js")).unwrap(),

@@ -5,10 +5,10 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
-use crate::record::{self, RoundRecord};
 use crate::server::launch::{self, CONFIG_PATH};
 use crate::server::{LaunchConfig, Session};
 use crate::validate::{self, Baseline};
+use crate::version_record::{self, RoundRecord};
 use crate::workspace::{self, Source, Version, Workspace};
 
 pub struct InitOptions {
@@ -30,7 +30,7 @@ pub enum InitError {
     #[error(transparent)]
     Server(#[from] crate::server::ServerError),
     #[error(transparent)]
-    Record(#[from] record::RecordError),
+    Record(#[from] version_record::RecordError),
     #[error("cannot write {path}: {source}")]
     Write {
         path: String,
@@ -84,7 +84,7 @@ async fn build(source: &str, workdir: &Path, opts: &InitOptions) -> Result<Versi
     // The first answers of every tool, in two fresh sessions as every later version gets them.
     let baseline = Baseline::observe(workdir, &config, &live.tools, opts.timeout, &[]).await?;
     let tests = validate::first_version(&baseline);
-    record::scrub_tmp(&mut live, tmp.as_deref());
+    version_record::scrub_tmp(&mut live, tmp.as_deref());
 
     let name = launch::package_name(workdir);
     let version = live.server["version"]
@@ -114,7 +114,7 @@ async fn build(source: &str, workdir: &Path, opts: &InitOptions) -> Result<Versi
         model: None,
         failed_rounds: Vec::new(),
     };
-    record::write(workdir, &round, &live, &[])?;
+    version_record::write(workdir, &round, &live, &[])?;
     let ws = Workspace::create(workdir)?;
     let v0 = ws.commit_version(0, &round.commit_message())?;
     ws.set_stage_tags(&opts.stages)?;

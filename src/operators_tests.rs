@@ -1,4 +1,8 @@
 //! Tests of operator files: the built-in ones, user ones, contracts, prompts, and the menu.
+//!
+//! Over 500 lines on purpose: the file format has many rules (front matter fields, contract
+//! kinds, placeholders, sections), each tested with a good and a bad file that share the
+//! helpers here; split by rule, the helpers would be scattered.
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -3,15 +3,15 @@
 
 use serde::Serialize;
 
+mod escape;
 pub mod highlight;
-pub mod history;
 pub mod html;
 pub mod markdown;
 pub mod model;
 mod svg;
 
-use crate::record::{self, RecordError};
 use crate::schema::{self, SchemaChange};
+use crate::version_record::{self, RecordError};
 use crate::workspace::Workspace;
 
 #[derive(Debug, Clone, Serialize)]
@@ -47,7 +47,7 @@ pub fn total_usage(entries: &[LogEntry]) -> crate::llm::Usage {
 pub fn log(ws: &Workspace) -> Result<Vec<LogEntry>, RecordError> {
     let mut out = Vec::new();
     for v in ws.versions()? {
-        let Some(r) = record::read_round(ws, &v.tag)? else {
+        let Some(r) = version_record::read_round(ws, &v.tag)? else {
             continue;
         };
         out.push(LogEntry {
@@ -77,7 +77,7 @@ pub enum DiffError {
 /// The schema changes from `a` to `b`.
 pub fn diff(ws: &Workspace, a: &str, b: &str) -> Result<Vec<SchemaChange>, DiffError> {
     let tools = |rev: &str| -> Result<Vec<serde_json::Value>, DiffError> {
-        let t = record::read_tools(ws, rev)?.ok_or_else(|| DiffError::NoTools {
+        let t = version_record::read_tools(ws, rev)?.ok_or_else(|| DiffError::NoTools {
             rev: rev.to_string(),
         })?;
         Ok(t.tools)

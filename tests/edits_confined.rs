@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use common::rounds::*;
 use common::stub::{Scripted, StubServer};
-use mcpevol::edit::Hunk;
-use mcpevol::record;
+use mcpevol::hunks::Hunk;
+use mcpevol::version_record;
 use mcpevol::workspace::Workspace;
 
 const SDK: &str = "@modelcontextprotocol/sdk";
@@ -98,7 +98,7 @@ fn replies_that_edit_outside_the_workspace_sources_are_refused_and_fed_back_and_
     );
 
     let ws = Workspace::open(&work).unwrap();
-    let record = record::read_round(&ws, "v1").unwrap().unwrap();
+    let record = version_record::read_round(&ws, "v1").unwrap().unwrap();
     let reasons: Vec<&str> = record.rejected.iter().map(|r| r.reason.as_str()).collect();
     assert_eq!(reasons.len(), attacks.len(), "{reasons:?}");
     let bodies: Vec<String> = stub

@@ -10,8 +10,8 @@ use std::time::Duration;
 use mcpevol::evolve::{self, Options};
 use mcpevol::init::{InitOptions, init};
 use mcpevol::inventory::Style;
-use mcpevol::record;
 use mcpevol::server::DEFAULT_TIMEOUT;
+use mcpevol::version_record;
 use mcpevol::workspace::Workspace;
 
 fn init_options() -> InitOptions {
@@ -80,7 +80,7 @@ fn five_rounds_on_a_fixture_give_tagged_validated_versions_and_a_clean_tree() {
     assert!(ws.dirty_paths().unwrap().is_empty());
     for v in 1..=5 {
         let tag = format!("v{v}");
-        let round = record::read_round(&ws, &tag).unwrap().unwrap();
+        let round = version_record::read_round(&ws, &tag).unwrap().unwrap();
         assert!(!round.schema_changes.is_empty(), "{tag} changed the schema");
         assert!(
             round
@@ -115,7 +115,7 @@ fn five_rounds_on_a_fixture_give_tagged_validated_versions_and_a_clean_tree() {
     assert_eq!(log["versions"].as_array().unwrap().len(), 6);
     assert_eq!(
         log["versions"][3]["operator"],
-        record::read_round(&ws, "v3")
+        version_record::read_round(&ws, "v3")
             .unwrap()
             .unwrap()
             .operator
@@ -159,7 +159,9 @@ fn every_operator_is_applied_validated_and_committed_on_servers_of_all_four_styl
             match rounds.first() {
                 Some(r) if r.status == evolve::RoundStatus::Committed => {
                     let ws = Workspace::open(&work).unwrap();
-                    let round = record::read_round(&ws, &r.version).unwrap().unwrap();
+                    let round = version_record::read_round(&ws, &r.version)
+                        .unwrap()
+                        .unwrap();
                     assert_eq!(round.operator.as_deref(), Some(op));
                     committed.entry(op).or_default().insert(style);
                 }

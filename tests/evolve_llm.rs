@@ -8,9 +8,9 @@ use std::time::Duration;
 
 use common::rounds::*;
 use common::stub::{Scripted, StubServer};
-use mcpevol::edit::Hunk;
 use mcpevol::evolve::{self, Backend};
-use mcpevol::record;
+use mcpevol::hunks::Hunk;
+use mcpevol::version_record;
 use mcpevol::workspace::Workspace;
 
 #[test]
@@ -34,7 +34,7 @@ fn five_rounds_of_a_real_server_through_the_stub_are_committed_and_replay_reprod
     let ws = Workspace::open(&work).unwrap();
     for (k, plan) in (1..=5).zip(&planned) {
         let tag = format!("v{k}");
-        let r = record::read_round(&ws, &tag).unwrap().unwrap();
+        let r = version_record::read_round(&ws, &tag).unwrap().unwrap();
         // Records name the model's provider: the stub endpoint's host, not "openai".
         assert!(r.backend.starts_with("127.0.0.1:"), "{}", r.backend);
         assert_eq!(r.operator, plan.operator, "{tag}");
@@ -43,7 +43,7 @@ fn five_rounds_of_a_real_server_through_the_stub_are_committed_and_replay_reprod
             "{tag} records token usage"
         );
         assert_eq!(
-            record::read_exchanges(&ws, &tag).unwrap().len(),
+            version_record::read_exchanges(&ws, &tag).unwrap().len(),
             3,
             "{tag}: selection, mutation, tests"
         );
@@ -113,7 +113,7 @@ fn every_kind_of_bad_reply_goes_back_to_the_model_until_a_good_one_commits() {
         "{rounds:?}"
     );
     let ws = Workspace::open(&work).unwrap();
-    let r = record::read_round(&ws, "v1").unwrap().unwrap();
+    let r = version_record::read_round(&ws, "v1").unwrap().unwrap();
     assert_eq!(r.attempts, 3);
     let reasons: Vec<&str> = r.rejected.iter().map(|x| x.reason.as_str()).collect();
     assert_eq!(reasons.len(), 4, "{reasons:?}");
@@ -206,7 +206,10 @@ fn a_rate_limited_request_is_retried_and_the_round_commits() {
         "{rounds:?}"
     );
     let ws = Workspace::open(&work).unwrap();
-    assert_eq!(record::read_exchanges(&ws, "v1").unwrap()[0].attempts, 2);
+    assert_eq!(
+        version_record::read_exchanges(&ws, "v1").unwrap()[0].attempts,
+        2
+    );
 }
 
 fn fails_cleanly(script: Vec<Scripted>, timeout: Duration, cause: &str) {

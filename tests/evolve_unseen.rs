@@ -6,12 +6,12 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use mcpevol::edit::{self, Hunk};
 use mcpevol::evolve::{self, Options};
+use mcpevol::hunks::{self, Hunk};
 use mcpevol::init::{InitOptions, init};
-use mcpevol::record;
 use mcpevol::server::DEFAULT_TIMEOUT;
 use mcpevol::syntax_check::{Before, check_files};
+use mcpevol::version_record;
 use mcpevol::workspace::Workspace;
 
 fn init_options() -> InitOptions {
@@ -62,7 +62,9 @@ fn evolve_each(name: &str, ops: &[&str]) -> Vec<String> {
         match rounds.first() {
             Some(r) if r.status == evolve::RoundStatus::Committed => {
                 let ws = Workspace::open(&work).unwrap();
-                let round = record::read_round(&ws, &r.version).unwrap().unwrap();
+                let round = version_record::read_round(&ws, &r.version)
+                    .unwrap()
+                    .unwrap();
                 assert_eq!(round.operator.as_deref(), Some(*op));
                 assert!(!round.schema_changes.is_empty(), "{op} changed nothing");
             }
@@ -112,7 +114,7 @@ fn an_edit_that_breaks_the_bundle_is_still_rejected_with_the_place_it_broke() {
     repo.commit(Some("HEAD"), &who, &who, "bundle", &tree, &[])
         .unwrap();
     let before = Before::read(root, [file]);
-    let changed = edit::apply(root, &[hunk]).unwrap();
+    let changed = hunks::apply(root, &[hunk]).unwrap();
     let err = check_files(root, &changed, &before)
         .unwrap_err()
         .to_string();
@@ -146,7 +148,7 @@ fn a_tool_whose_error_says_not_found_is_not_taken_for_an_unknown_tool() {
     rt.block_on(init(&fixture("not-found-errors"), &work, &init_options()))
         .unwrap();
     let ws = Workspace::open(&work).unwrap();
-    let v0 = record::read_round(&ws, "v0").unwrap().unwrap();
+    let v0 = version_record::read_round(&ws, "v0").unwrap().unwrap();
     let get = v0
         .tests
         .iter()

@@ -8,7 +8,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use mcpevol::record;
+use mcpevol::version_record;
 use mcpevol::workspace::Workspace;
 
 /// A batch of three fixtures: a plain one, a TypeScript one launched through `--import tsx`
@@ -46,7 +46,7 @@ fn as_recorded(tools: &Value) -> Value {
 
 fn recorded_tools(ws: &Path, tag: &str) -> Value {
     let ws = Workspace::open(ws).unwrap();
-    Value::Array(record::read_tools(&ws, tag).unwrap().unwrap().tools)
+    Value::Array(version_record::read_tools(&ws, tag).unwrap().unwrap().tools)
 }
 
 #[test]

@@ -264,7 +264,7 @@ fn a_model_that_writes_each_fault_into_the_server_gets_each_cause_back_and_the_w
  {
     use common::rounds::{blocks, init_at, llm, options, selection};
     use common::stub::{Scripted, StubServer};
-    use mcpevol::edit::Hunk;
+    use mcpevol::hunks::Hunk;
 
     let _one = one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
@@ -368,7 +368,9 @@ fn a_model_that_writes_each_fault_into_the_server_gets_each_cause_back_and_the_w
     );
 
     let ws = mcpevol::workspace::Workspace::open(&work).unwrap();
-    let record = mcpevol::record::read_round(&ws, "v1").unwrap().unwrap();
+    let record = mcpevol::version_record::read_round(&ws, "v1")
+        .unwrap()
+        .unwrap();
     let reasons: Vec<&str> = record.rejected.iter().map(|r| r.reason.as_str()).collect();
     assert_eq!(reasons.len(), faults.len(), "{reasons:#?}");
     for ((_, _, cause), reason) in faults.iter().zip(&reasons) {

@@ -12,8 +12,8 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use mcpevol::edit::Hunk;
 use mcpevol::evolve::{self, Backend, Options, RoundStatus};
+use mcpevol::hunks::Hunk;
 use mcpevol::init::{InitOptions, init};
 use mcpevol::mutate::Proposal;
 use mcpevol::server::DEFAULT_TIMEOUT;

@@ -12,7 +12,7 @@ use common::ok;
 
 use serde_json::Value;
 
-use mcpevol::record::{self, RoundRecord};
+use mcpevol::version_record::{self, RoundRecord};
 use mcpevol::workspace::Workspace;
 
 const SERVERS: [&str; 3] = ["switch-esm", "register-esm", "if-cjs"];
@@ -41,7 +41,7 @@ fn records(batch: &Path) -> BTreeMap<String, Vec<RoundRecord>> {
                 .versions()
                 .unwrap()
                 .iter()
-                .map(|v| record::read_round(&ws, &v.tag).unwrap().unwrap())
+                .map(|v| version_record::read_round(&ws, &v.tag).unwrap().unwrap())
                 .collect();
             (name.to_string(), rs)
         })

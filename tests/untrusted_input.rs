@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use mcpevol::anchor::{self, grammar::Lang, link};
-use mcpevol::edit::{self, Hunk};
+use mcpevol::hunks::{self, Hunk};
 use mcpevol::mutate::reply;
 use mcpevol::server::LaunchConfig;
 use mcpevol::validate::{MAX_ARGUMENT_BYTES, MAX_SCHEMA_DEPTH, arguments_for};
@@ -212,11 +212,11 @@ proptest! {
         text in repeated_lines(), x in 0usize..48, y in 0usize..48, new in "[b\n]{0,4}"
     ) {
         let (start, end) = (floor(&text, x.min(y)), floor(&text, x.max(y)));
-        let hunk = edit::hunk_for("a.js", &text, start, end, &new);
+        let hunk = hunks::hunk_for("a.js", &text, start, end, &new);
         // An empty SEARCH text creates a file: it comes only from an empty one, with nothing in it to anchor.
         prop_assume!(!hunk.search.is_empty());
         let (dir, scope) = tracked(&text);
-        let texts = edit::apply_in_memory(dir.path(), &scope, &[hunk]).unwrap();
+        let texts = hunks::apply_in_memory(dir.path(), &scope, &[hunk]).unwrap();
         prop_assert_eq!(&texts["a.js"], &format!("{}{new}{}", &text[..start], &text[end..]));
     }
 
@@ -230,7 +230,7 @@ proptest! {
             .into_iter()
             .map(|(file, search, replace)| Hunk { file, search, replace })
             .collect();
-        if let Err(e) = edit::apply_in_memory(dir.path(), &scope, &hunks) {
+        if let Err(e) = hunks::apply_in_memory(dir.path(), &scope, &hunks) {
             prop_assert!(!e.to_string().is_empty());
         }
     }

@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use mcpevol::edit::{self, Hunk};
+use mcpevol::hunks::{self, Hunk};
 
 /// The files of the package every input starts from; hunks may name others (which do not exist,
 /// or are refused as outside the package).
@@ -69,9 +69,9 @@ fuzz_target!(|input: Input| {
         })
         .collect();
     let known = hunks.iter().all(|h| ["a.js", "lib/b.ts", "new.js"].contains(&h.file.as_str()));
-    match edit::apply_in_memory(root, &hunks) {
+    match hunks::apply_in_memory(root, &hunks) {
         Ok(texts) if known => {
-            let written = edit::apply(root, &hunks).expect("what applies in memory is written");
+            let written = hunks::apply(root, &hunks).expect("what applies in memory is written");
             assert_eq!(written, texts.keys().cloned().collect::<Vec<_>>());
             for (file, text) in &texts {
                 assert_eq!(&std::fs::read_to_string(root.join(file)).unwrap(), text);
@@ -84,13 +84,13 @@ fuzz_target!(|input: Input| {
     let text = &input.a;
     let (x, y) = (usize::from(input.range.0), usize::from(input.range.1));
     let (start, end) = (floor(text, x.min(y)), floor(text, x.max(y)));
-    let hunk = edit::hunk_for("a.js", text, start, end, &input.new);
+    let hunk = hunks::hunk_for("a.js", text, start, end, &input.new);
     if hunk.search.is_empty() {
         return; // only for an empty file, where there is nothing to anchor
     }
     write(root, text, "");
     let expected = format!("{}{}{}", &text[..start], input.new, &text[end..]);
-    edit::apply(root, &[hunk.clone()]).unwrap_or_else(|e| panic!("{hunk:?}: {e}"));
+    hunks::apply(root, &[hunk.clone()]).unwrap_or_else(|e| panic!("{hunk:?}: {e}"));
     let got = std::fs::read_to_string(root.join("a.js")).unwrap();
     assert_eq!(got, expected, "{hunk:?} changed another place");
 });

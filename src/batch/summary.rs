@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 use super::BatchError;
 use super::shard::Shard;
 use super::state::{self, Plan, Planned, ServerState, StepTimes};
+use crate::history::{self, Tests};
 use crate::llm::Usage;
-use crate::report::history::{self, Tests};
 use crate::workspace::Workspace;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

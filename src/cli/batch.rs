@@ -13,7 +13,7 @@ use mcpevol::batch::summary::{Status, Summary};
 use mcpevol::batch::{self, merge, state};
 use mcpevol::evolve::{Backend, ReplaySource};
 
-use super::evolve::EvolveArgs;
+use super::options::EvolveArgs;
 
 #[derive(Args)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]

@@ -1,175 +1,100 @@
-//! The options `evolve` and `batch` share: the backend and its settings, seed, timeouts,
-//! stages, attempts, operator folders; turned into an evolution backend and options.
+//! `mcpevol evolve`: N rounds on a workspace, each printed as it ends; the exit status says
+//! whether all of them committed.
 
 use std::path::PathBuf;
-use std::time::Duration;
 
-use anyhow::{Context, Result};
-use clap::Args;
+use anyhow::Result;
+use mcpevol::evolve;
+use mcpevol::workspace::Workspace;
 
-use mcpevol::evolve::{self, Backend, ReplaySource};
-use mcpevol::llm::{LlmClient, LlmConfig};
-use mcpevol::server;
+use super::options::EvolveArgs;
+use super::{isolate, print_json, runtime};
 
-/// What proposes the changes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum BackendName {
-    /// The deterministic rules: no network, no key.
-    Rules,
-    /// A model behind any OpenAI-compatible endpoint (`--model`, `--base-url`).
-    Openai,
-    /// Recorded model exchanges, replayed (`--from`).
-    Replay,
+#[derive(clap::Args)]
+pub struct EvolveCommandArgs {
+    workdir: PathBuf,
+    #[arg(long)]
+    rounds: u32,
+    /// Force the operator (repeatable: one per round, in turn).
+    #[arg(long = "operator")]
+    operators: Vec<String>,
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    evolve: EvolveArgs,
 }
 
-impl BackendName {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            BackendName::Rules => "rules",
-            BackendName::Openai => "openai",
-            BackendName::Replay => "replay",
+pub fn run(args: EvolveCommandArgs) -> Result<()> {
+    let EvolveCommandArgs {
+        workdir,
+        rounds,
+        operators,
+        json,
+        evolve: options,
+    } = args;
+    isolate(options.sandbox);
+    if let Some(recovery) = Workspace::open(&workdir)?.recover()? {
+        eprintln!("recovered: {recovery}");
+    }
+    let mut opts = options.options(options.spec().build(None)?, rounds)?;
+    opts.operators = operators;
+    let outcomes = runtime()?.block_on(evolve::evolve_until_interrupted(&workdir, &opts, |o| {
+        if !json {
+            print_outcome(o);
         }
+    }))?;
+    let committed = outcomes
+        .iter()
+        .filter(|o| o.status == evolve::RoundStatus::Committed)
+        .count();
+    let failed = outcomes.len() - committed;
+    if json {
+        print_json(&serde_json::json!({
+            "rounds": outcomes,
+            "committed": committed,
+            "failed": failed,
+        }))?;
     }
-}
-
-#[derive(Args)]
-pub struct EvolveArgs {
-    #[arg(long, value_enum, default_value_t = BackendName::Rules)]
-    pub backend: BackendName,
-    /// The seed (for a batch: the batch seed, from which each server's is derived).
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
-    #[arg(long, default_value_t = server::DEFAULT_TIMEOUT.as_secs_f64())]
-    pub timeout: f64,
-    /// Stage tags, NAME=VERSION separated by commas.
-    #[arg(long, default_value = "early=v0,middle=v3,late=v5")]
-    pub stages: String,
-    /// Attempts per round (rules: targets, then operators; models: replies per step) before
-    /// the round is reported as failed. Default 6 for rules, 3 for a model.
-    #[arg(long)]
-    pub max_attempts: Option<u32>,
-    /// Failed rounds tolerated (each rolled back, recorded and tried again with other
-    /// choices) before the evolution stops short of --rounds versions.
-    #[arg(long, default_value_t = evolve::MAX_FAILED_ROUNDS)]
-    pub max_failed_rounds: u32,
-    /// Isolate the servers (no network, read-only files outside their scratch folder); `off`
-    /// runs them without namespaces (their environment is scrubbed all the same).
-    #[arg(long, value_enum, default_value_t = mcpevol::server::sandbox::Isolation::On)]
-    pub sandbox: mcpevol::server::sandbox::Isolation,
-    /// The model (openai backend); default from OPENAI_MODEL or gpt-4o-mini.
-    #[arg(long)]
-    pub model: Option<String>,
-    /// An OpenAI-compatible endpoint (openai backend); default from OPENAI_BASE_URL.
-    #[arg(long)]
-    pub base_url: Option<String>,
-    /// Seconds one model request may take.
-    #[arg(long, default_value_t = 120.0)]
-    pub request_timeout: f64,
-    /// What to replay (replay backend): a workspace folder or a revision of this workspace
-    /// (evolve); an earlier batch folder, each server replaying its own workspace (batch).
-    #[arg(long)]
-    pub from: Option<String>,
-    /// A folder of your own operator files, beside the built-in ones (repeatable).
-    #[arg(long = "operators")]
-    pub operator_dirs: Vec<PathBuf>,
-}
-
-impl EvolveArgs {
-    pub fn spec(&self) -> BackendSpec {
-        BackendSpec {
-            name: self.backend,
-            model: self.model.clone(),
-            base_url: self.base_url.clone(),
-            request_timeout: self.request_timeout,
-            from: self.from.clone(),
+    if committed < rounds as usize {
+        let last = outcomes
+            .iter()
+            .rev()
+            .find(|o| o.status == evolve::RoundStatus::Failed);
+        return Err(super::exit::RoundsFailed {
+            message: format!(
+                "{committed} of {rounds} rounds committed, {failed} tries failed; the last: {} after {} attempts: {}; the workspace stays at the last good version",
+                last.map_or("?", |o| o.version.as_str()),
+                last.map_or(0, |o| o.attempts),
+                last.and_then(|o| o.reason.as_deref())
+                    .unwrap_or("no reason given")
+            ),
+            endpoint: last.is_some_and(|o| o.endpoint_failed),
         }
+        .into());
     }
-
-    pub fn max_attempts(&self) -> u32 {
-        self.max_attempts
-            .unwrap_or(if self.backend == BackendName::Rules {
-                evolve::MAX_ATTEMPTS
-            } else {
-                evolve::MAX_MODEL_ATTEMPTS
-            })
+    if failed > 0 && !json {
+        eprintln!(
+            "{failed} failed tries were rolled back and retried; they are recorded in round.json (`failed_rounds`)"
+        );
     }
-
-    /// Evolution options for `rounds` rounds with `backend`, no forced operator.
-    pub fn options(&self, backend: Backend, rounds: u32) -> Result<evolve::Options> {
-        Ok(evolve::Options {
-            backend,
-            operator_dirs: self.operator_dirs.clone(),
-            rounds,
-            seed: self.seed,
-            operators: Vec::new(),
-            timeout: seconds(self.timeout)?,
-            stages: parse_stages(&self.stages)?,
-            max_attempts: self.max_attempts(),
-            max_failed_rounds: self.max_failed_rounds,
-        })
-    }
+    Ok(())
 }
 
-pub fn seconds(s: f64) -> Result<Duration> {
-    Duration::try_from_secs_f64(s).context("--timeout must be a positive number of seconds")
-}
-
-pub fn parse_stages(s: &str) -> Result<Vec<(String, String)>> {
-    s.split(',')
-        .filter(|p| !p.trim().is_empty())
-        .map(|p| {
-            let (k, v) = p
-                .split_once('=')
-                .with_context(|| format!("stage `{p}` is not NAME=VERSION"))?;
-            Ok((k.trim().to_string(), v.trim().to_string()))
-        })
-        .collect()
-}
-
-/// The backend options as given on the command line.
-#[derive(Clone, Debug)]
-pub struct BackendSpec {
-    pub name: BackendName,
-    pub model: Option<String>,
-    pub base_url: Option<String>,
-    pub request_timeout: f64,
-    pub from: Option<String>,
-}
-
-impl BackendSpec {
-    /// Refuses replay without `--from` before any work starts.
-    pub fn check(&self) -> Result<()> {
-        if self.name == BackendName::Replay && self.from.is_none() {
-            anyhow::bail!(
-                "--backend replay needs --from <WORKDIR>, the workspace whose exchanges to replay"
-            );
-        }
-        Ok(())
-    }
-
-    /// The backend, replaying from `replay_from` (defaults to `--from` as given).
-    pub fn build(&self, replay_from: Option<ReplaySource>) -> Result<Backend> {
-        self.check()?;
-        Ok(match self.name {
-            BackendName::Openai => {
-                let mut config = LlmConfig::from_env(self.model.clone(), self.base_url.clone());
-                config.timeout = std::time::Duration::try_from_secs_f64(self.request_timeout)
-                    .context("--request-timeout must be a positive number of seconds")?;
-                let model = config.model.clone();
-                let provider = config.provider();
-                let client = LlmClient::new(config).context("cannot set up the LLM client")?;
-                Backend::Llm {
-                    chat: std::sync::Arc::new(client),
-                    model,
-                    provider,
-                }
-            }
-            BackendName::Replay => Backend::Replay {
-                from: replay_from.unwrap_or_else(|| {
-                    ReplaySource::parse(self.from.as_deref().expect("checked above"))
-                }),
-            },
-            BackendName::Rules => Backend::Rules,
-        })
+/// One line per round on stderr, as it ends: stdout stays for `--json`.
+fn print_outcome(o: &evolve::RoundOutcome) {
+    let tools = o.tools.join(", ");
+    let op = o.operator.as_deref().unwrap_or("--");
+    match &o.commit {
+        Some(c) => eprintln!(
+            "{} {} {op} {tools} (attempts: {})",
+            o.version,
+            &c[..12],
+            o.attempts
+        ),
+        None => eprintln!(
+            "{} failed {op}: {}",
+            o.version,
+            o.reason.as_deref().unwrap_or("")
+        ),
     }
 }

@@ -10,10 +10,10 @@ use crate::llm::ChatMessage;
 use crate::mutate::reply::{self, GeneratedTest};
 use crate::mutate::snippets;
 use crate::prompt::{self, Prompts};
-use crate::record::GeneratedResult;
 use crate::schema::{ChangeKind, SchemaChange};
 use crate::server::session::{Session, Status};
 use crate::validate;
+use crate::version_record::GeneratedResult;
 
 /// Replies the model gets to write usable test cases.
 const TEST_REPLIES: usize = 2;

@@ -13,9 +13,9 @@ use crate::llm::{Chat, ChatMessage, Exchange, Usage};
 use crate::mutate::{self, reply, snippets};
 use crate::operators::Operator;
 use crate::prompt::{self, Prompts};
-use crate::record::{self, Rejection, RoundRecord};
 use crate::schema::SchemaChange;
 use crate::server::LiveTools;
+use crate::version_record::{self, Rejection, RoundRecord};
 
 type Committed = (RoundRecord, LiveTools, Vec<Exchange>);
 
@@ -297,7 +297,7 @@ impl Round<'_> {
     fn previous_rounds(&self) -> Result<String, EvolveError> {
         let mut lines = Vec::new();
         for v in self.ws.versions()? {
-            if let Some(r) = record::read_round(self.ws, &v.tag)? {
+            if let Some(r) = version_record::read_round(self.ws, &v.tag)? {
                 lines.push(format!("{}: {}", v.tag, r.summary));
             }
         }

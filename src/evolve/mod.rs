@@ -20,10 +20,10 @@ use serde::Serialize;
 
 use crate::anchor;
 use crate::operators::{self, Operator};
-use crate::record;
 use crate::server::session::Status;
 use crate::server::{LaunchConfig, LiveTools};
 use crate::validate::{self, Baseline};
+use crate::version_record;
 use crate::workspace::Workspace;
 
 /// Attempts per round before it is reported as failed; each tries another target, then another
@@ -119,7 +119,7 @@ pub struct RoundOutcome {
     pub timings: Timings,
     /// The attempts of a failed round, recorded with the next committed version.
     #[serde(skip)]
-    pub rejected: Vec<record::Rejection>,
+    pub rejected: Vec<version_record::Rejection>,
     /// The round failed because the model endpoint did (not because of what it answered).
     #[serde(skip)]
     pub endpoint_failed: bool,
@@ -131,7 +131,7 @@ impl RoundOutcome {
         number: u32,
         operator: Option<String>,
         reason: String,
-        rejected: &[record::Rejection],
+        rejected: &[version_record::Rejection],
     ) -> RoundOutcome {
         RoundOutcome {
             version: format!("v{number}"),
@@ -206,7 +206,7 @@ pub enum EvolveError {
         why: String,
     },
     #[error(transparent)]
-    Record(#[from] record::RecordError),
+    Record(#[from] version_record::RecordError),
     #[error(transparent)]
     Server(#[from] crate::server::ServerError),
     #[error("unknown operator {0}; `mcpevol operators list` shows the known ones")]
@@ -252,11 +252,11 @@ pub async fn evolve(
         .latest()?
         .ok_or_else(|| EvolveError::NoVersions(root.display().to_string()))?;
     let config = LaunchConfig::for_package(root)?;
-    let mut previous = record::read_tools(&ws, &latest.tag)?
+    let mut previous = version_record::read_tools(&ws, &latest.tag)?
         .ok_or_else(|| EvolveError::NoVersions(root.display().to_string()))?;
     // Tools that timed out in the last checks are not called again: they would only spend
     // the timeout once more.
-    let mut slow: Vec<String> = record::read_round(&ws, &latest.tag)?
+    let mut slow: Vec<String> = version_record::read_round(&ws, &latest.tag)?
         .map(|r| timed_out(&r.tests))
         .unwrap_or_default();
     let cache = std::sync::Arc::new(std::sync::Mutex::new(anchor::Cache::default()));
@@ -268,7 +268,7 @@ pub async fn evolve(
     let _ = first_anchoring.join();
 
     let mut outcomes = Vec::new();
-    let mut failures: Vec<record::FailedRound> = Vec::new();
+    let mut failures: Vec<version_record::FailedRound> = Vec::new();
     let mut k = latest.number + 1;
     let mut tries = 0u32;
     while k <= latest.number + opts.rounds {
@@ -318,7 +318,7 @@ pub async fn evolve(
             Ok((mut record, tools, exchanges)) => {
                 let started = std::time::Instant::now();
                 record.failed_rounds = std::mem::take(&mut failures);
-                record::write(root, &record, &tools, &exchanges)?;
+                version_record::write(root, &record, &tools, &exchanges)?;
                 crate::crashpoint::here("records-written");
                 let version = ws.commit_version(k, &record.commit_message())?;
                 ws.set_stage_tags(&opts.stages)?;
@@ -355,7 +355,7 @@ pub async fn evolve(
             }
             Err(mut failure) => {
                 failure.timings = round.clock.timings();
-                failures.push(record::FailedRound {
+                failures.push(version_record::FailedRound {
                     round: k,
                     operator: failure.operator.clone(),
                     reason: failure.reason.clone().unwrap_or_default(),

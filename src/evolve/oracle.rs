@@ -9,11 +9,11 @@ use super::round::{Attempt, Round, TestGen};
 use crate::contract;
 use crate::mutate;
 use crate::operators::Operator;
-use crate::record::{self, GeneratedResult, RoundRecord};
 use crate::schema;
 use crate::server::LiveTools;
 use crate::server::session::{Session, Status};
 use crate::validate::{self, Baseline, Verdict};
+use crate::version_record::{self, GeneratedResult, RoundRecord};
 
 impl Round<'_> {
     /// Starts the new version, checks its schema change and runs the oracle and the model's
@@ -50,7 +50,7 @@ impl Round<'_> {
         let tmp = session.tmp_path().map(Path::to_path_buf);
         session.close().await;
         let (tests, generated) = judged?;
-        record::scrub_tmp(&mut live, tmp.as_deref());
+        version_record::scrub_tmp(&mut live, tmp.as_deref());
         if let Some(failed) = tests.iter().find(|t| t.verdict == Verdict::Failed) {
             return Err(format!(
                 "test of `{}` failed: {}",

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use super::EvolveError;
-use crate::record::{self, RoundRecord};
+use crate::version_record::{self, RoundRecord};
 use crate::workspace::Workspace;
 
 /// Where recorded rounds are read from.
@@ -42,13 +42,15 @@ impl ReplaySource {
             ReplaySource::Workspace(dir) => {
                 let recorded = Workspace::open(dir)?;
                 let tag = format!("v{k}");
-                let round = record::read_round(&recorded, &tag)?.ok_or_else(missing)?;
-                Ok((round, record::read_exchanges(&recorded, &tag)?))
+                let round = version_record::read_round(&recorded, &tag)?.ok_or_else(missing)?;
+                Ok((round, version_record::read_exchanges(&recorded, &tag)?))
             }
             ReplaySource::Rev(rev) => {
                 for commit in ws.history(rev)? {
-                    if let Some(round) = record::read_round(ws, &commit)?.filter(|r| r.round == k) {
-                        return Ok((round, record::read_exchanges(ws, &commit)?));
+                    if let Some(round) =
+                        version_record::read_round(ws, &commit)?.filter(|r| r.round == k)
+                    {
+                        return Ok((round, version_record::read_exchanges(ws, &commit)?));
                     }
                 }
                 Err(missing())

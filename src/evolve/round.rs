@@ -10,14 +10,14 @@ use super::{Clock, EvolveError, Options, RoundOutcome, add};
 /// Targets an operator gets in one round before another operator is tried.
 const TARGETS_PER_OPERATOR: usize = 2;
 use crate::anchor;
-use crate::edit;
+use crate::hunks;
 use crate::mutate::reply::GeneratedTest;
 use crate::mutate::{self, Context, Rng, rules};
 use crate::operators::Operator;
-use crate::record::{Rejection, RoundRecord};
 use crate::schema;
 use crate::server::{LaunchConfig, LiveTools};
 use crate::validate::Baseline;
+use crate::version_record::{Rejection, RoundRecord};
 use crate::workspace::Workspace;
 
 pub(super) struct Round<'a> {
@@ -241,7 +241,7 @@ impl Round<'_> {
             self.root,
             proposal.hunks.iter().map(|h| h.file.as_str()),
         );
-        let applied = edit::apply(self.root, &proposal.hunks)
+        let applied = hunks::apply(self.root, &proposal.hunks)
             .map_err(|e| e.to_string())
             .and_then(|files| {
                 let node = crate::syntax_check::NodeCheck::spawn(self.root, &files)

@@ -1,13 +1,13 @@
 //! Mutators: turn the anchored tools and an operator into a proposal of source edits.
 //!
 //! Every backend produces the same [`Proposal`]: search/replace hunks per file, applied by
-//! [`crate::edit`]. Everything after the proposal (check, validate, commit) is shared.
+//! [`crate::hunks`]. Everything after the proposal (check, validate, commit) is shared.
 
 pub mod behaviours;
-pub mod edits;
 pub mod reply;
 pub mod rules;
 pub mod snippets;
+pub mod splice;
 pub mod unroute;
 pub mod words;
 pub mod wrap;
@@ -16,7 +16,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::edit::Hunk;
+use crate::hunks::Hunk;
 use crate::inventory::Inventory;
 
 /// What one round proposes to change.

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::edit::Hunk;
+use crate::hunks::Hunk;
 
 const SEARCH: &str = "<<<<<<< SEARCH";
 const DIVIDER: &str = "=======";

@@ -9,7 +9,7 @@
 use std::path::Path;
 
 use super::behaviours::{Bound, NEW_PARAMS, NewParam, around_params};
-use super::edits::{Edits, append_entry, indent_at, item_range, js_string, statement_range};
+use super::splice::{Edits, append_entry, indent_at, item_range, js_string, statement_range};
 use super::words::{self, VARIANTS};
 use super::{Context, MutateError, Proposal, Rng, unroute, wrap};
 use crate::inventory::{ParamSite, RouteKind, Span, Tool};

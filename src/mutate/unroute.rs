@@ -6,7 +6,7 @@ use std::path::Path;
 use tree_sitter::Node;
 
 use super::MutateError;
-use super::edits::{Edits, item_range, statement_range};
+use super::splice::{Edits, item_range, statement_range};
 use crate::anchor::grammar::Lang;
 use crate::inventory::{RouteKind, Span, Tool};
 

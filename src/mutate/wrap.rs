@@ -10,7 +10,7 @@ use std::path::Path;
 use tree_sitter::Node;
 
 use super::MutateError;
-use super::edits::{Edits, indent_at};
+use super::splice::{Edits, indent_at};
 use crate::anchor::grammar::Lang;
 use crate::inventory::{Span, Tool};
 

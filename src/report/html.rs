@@ -4,28 +4,13 @@
 
 use std::fmt::Write;
 
-use super::history::Tests;
+use super::escape::esc;
 use super::model::{FileDiff, LineKind, ReportData, ServerView, VersionView};
 use super::svg::{self, Bar};
+use crate::history::Tests;
 use crate::schema::SchemaChange;
 
 const STYLE: &str = include_str!("report.css");
-
-/// `&`, `<`, `>` and quotes escaped, for text and attribute values.
-pub fn esc(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
 
 fn slug(name: &str) -> String {
     name.chars()
@@ -92,7 +77,7 @@ fn overview(data: &ReportData) -> String {
                 .and_then(|v| v.as_str().map(str::to_string))
                 .unwrap_or_default()
         });
-        let usage = super::history::usage(s.versions.iter().map(|v| &v.record));
+        let usage = crate::history::usage(s.versions.iter().map(|v| &v.record));
         let _ = write!(
             out,
             "<tr class=\"server-row\" data-server=\"{n}\"><td><a href=\"#server-{id}\">{n}</a></td>\
@@ -195,7 +180,7 @@ fn server(s: &ServerView) -> String {
             meta.push(format!("<span class=\"failed\">error: {}</span>", esc(e)));
         }
     }
-    let usage = super::history::usage(s.versions.iter().map(|v| &v.record));
+    let usage = crate::history::usage(s.versions.iter().map(|v| &v.record));
     if let Some(u) = usage {
         let models: Vec<&str> = s
             .versions

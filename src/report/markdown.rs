@@ -3,8 +3,8 @@
 
 use std::fmt::Write;
 
-use super::history::Tests;
 use super::model::{LineKind, ReportData, ServerView, VersionView};
+use crate::history::Tests;
 
 /// A table cell: pipes and line breaks would end it.
 fn cell(text: &str) -> String {

@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 use git2::{Delta, DiffOptions, Patch, Repository};
 
 use super::highlight;
-use super::history::{self, Tests};
 use crate::batch::summary::{ServerSummary, Summary};
-use crate::record::RoundRecord;
+use crate::history::{self, Tests};
+use crate::version_record::RoundRecord;
 use crate::workspace::{Version, Workspace};
 
 /// Lines of one file's diff shown; the rest is summarized.
@@ -147,7 +147,7 @@ pub enum ReportError {
     #[error(transparent)]
     Batch(#[from] crate::batch::BatchError),
     #[error(transparent)]
-    Record(#[from] crate::record::RecordError),
+    Record(#[from] crate::version_record::RecordError),
     #[error(transparent)]
     Workspace(#[from] crate::workspace::WorkspaceError),
     #[error("cannot read the git history of {}: {source}", root.display())]

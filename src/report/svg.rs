@@ -1,7 +1,7 @@
 //! Inline SVG bar charts for the report: horizontal bars, optionally stacked, drawn with the
 //! page's own CSS classes, no script and no external resource.
 
-use super::html::esc;
+use super::escape::esc;
 
 const WIDTH: f64 = 460.0;
 const LABEL_WIDTH: f64 = 100.0;

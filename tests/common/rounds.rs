@@ -7,12 +7,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::stub::{Scripted, StubServer};
-use mcpevol::edit::Hunk;
 use mcpevol::evolve::{self, Backend, Options, RoundOutcome};
+use mcpevol::hunks::Hunk;
 use mcpevol::init::{InitOptions, init};
 use mcpevol::llm::{LlmClient, LlmConfig};
-use mcpevol::record::{self, RoundRecord};
 use mcpevol::server::{DEFAULT_TIMEOUT, LaunchConfig};
+use mcpevol::version_record::{self, RoundRecord};
 use mcpevol::workspace::Workspace;
 
 pub const KEY: &str = "sk-test-SECRET-4242";
@@ -152,7 +152,11 @@ pub fn rules_rounds(
     );
     let ws = Workspace::open(&work).unwrap();
     (1..=rounds)
-        .map(|k| record::read_round(&ws, &format!("v{k}")).unwrap().unwrap())
+        .map(|k| {
+            version_record::read_round(&ws, &format!("v{k}"))
+                .unwrap()
+                .unwrap()
+        })
         .collect()
 }
 

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::MutateError;
-use crate::edit::{Hunk, hunk_for};
+use crate::hunks::{Hunk, hunk_for};
 use crate::inventory::Span;
 
 /// Edits to several files, each a replacement of a byte range of the original text.
@@ -256,7 +256,7 @@ mod tests {
             .unwrap();
         let hunks = edits.into_hunks();
         assert_eq!(hunks.len(), 2);
-        crate::edit::apply(dir.path(), &hunks).unwrap();
+        crate::hunks::apply(dir.path(), &hunks).unwrap();
         assert_eq!(
             std::fs::read_to_string(dir.path().join("a.js")).unwrap(),
             "a = 10;\n\n\n\n\n\nb = 2;\n\n\n\n\n\nc = 30;\n"

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::llm::Usage;
-use crate::record::{self, RecordError, RoundRecord};
+use crate::version_record::{self, RecordError, RoundRecord};
 use crate::workspace::{Version, Workspace};
 
 /// Test results of a version by the oracle's verdict: unverifiable when the previous version
@@ -37,7 +37,7 @@ impl Tests {
 pub fn versions(ws: &Workspace) -> Result<Vec<(Version, RoundRecord)>, RecordError> {
     let mut out = Vec::new();
     for v in ws.versions()? {
-        if let Some(r) = record::read_round(ws, &v.tag)? {
+        if let Some(r) = version_record::read_round(ws, &v.tag)? {
             out.push((v, r));
         }
     }

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::edit::Hunk;
+use crate::hunks::Hunk;
 use crate::schema::SchemaChange;
 use crate::server::LiveTools;
 use crate::validate::{Tally, TestResult, Verdict};

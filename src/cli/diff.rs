@@ -1,0 +1,33 @@
+//! `mcpevol diff`: the schema-level changes between two versions, classified.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use mcpevol::report;
+use mcpevol::workspace::Workspace;
+
+use super::print_json;
+
+#[derive(clap::Args)]
+pub struct DiffArgs {
+    workdir: PathBuf,
+    rev_a: String,
+    rev_b: String,
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: DiffArgs) -> Result<()> {
+    let ws = Workspace::open(&args.workdir)?;
+    let changes = report::diff(&ws, &args.rev_a, &args.rev_b)?;
+    if args.json {
+        return print_json(&serde_json::json!({ "changes": changes }));
+    }
+    for c in &changes {
+        let pattern = c.pattern.as_deref().unwrap_or("--");
+        let breaking = if c.breaking { "breaking" } else { "" };
+        println!("{pattern:<4} {breaking:<9} {} {}", c.tool, c.describe());
+    }
+    println!("{} changes", changes.len());
+    Ok(())
+}

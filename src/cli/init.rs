@@ -1,0 +1,54 @@
+//! `mcpevol init`: a new workspace at v0 from an npm package or a package folder.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use mcpevol::server::{self, sandbox::Isolation};
+use mcpevol::{evolve, init};
+
+use super::options::seconds;
+use super::{isolate, print_json, runtime};
+
+#[derive(clap::Args)]
+pub struct InitArgs {
+    source: String,
+    workdir: PathBuf,
+    /// An argument appended to the server's launch arguments (repeatable).
+    #[arg(long = "arg", allow_hyphen_values = true)]
+    args: Vec<String>,
+    /// An environment variable for the server, K=V (repeatable). `{tmp}` stands for a fresh folder.
+    #[arg(long = "env", value_parser = parse_env)]
+    env: Vec<(String, String)>,
+    #[arg(long, default_value_t = server::DEFAULT_TIMEOUT.as_secs_f64())]
+    timeout: f64,
+    #[arg(long)]
+    json: bool,
+    /// Isolate the server (no network, read-only files outside its scratch folder);
+    /// `off` runs it without namespaces (its environment is scrubbed all the same).
+    #[arg(long, value_enum, default_value_t = Isolation::On)]
+    sandbox: Isolation,
+}
+
+pub fn run(args: InitArgs) -> Result<()> {
+    isolate(args.sandbox);
+    let opts = init::InitOptions {
+        launch: None,
+        args: args.args,
+        env: args.env.into_iter().collect(),
+        timeout: seconds(args.timeout)?,
+        stages: evolve::default_stages(),
+    };
+    let v0 = runtime()?.block_on(init::init(&args.source, &args.workdir, &opts))?;
+    if args.json {
+        print_json(&v0)
+    } else {
+        println!("{} {} {}", v0.tag, &v0.commit[..12], args.workdir.display());
+        Ok(())
+    }
+}
+
+fn parse_env(s: &str) -> Result<(String, String), String> {
+    s.split_once('=')
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .ok_or_else(|| format!("`{s}` is not K=V"))
+}

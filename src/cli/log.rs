@@ -1,0 +1,48 @@
+//! `mcpevol log`: the versions of a workspace, oldest first, with what each round changed.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use mcpevol::report;
+use mcpevol::workspace::Workspace;
+
+use super::print_json;
+
+#[derive(clap::Args)]
+pub struct LogArgs {
+    workdir: PathBuf,
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: LogArgs) -> Result<()> {
+    let ws = Workspace::open(&args.workdir)?;
+    let entries = report::log(&ws)?;
+    let usage = report::total_usage(&entries);
+    if args.json {
+        return print_json(&serde_json::json!({ "versions": entries, "usage": usage }));
+    }
+    for e in &entries {
+        let op = e.operator.as_deref().unwrap_or("--");
+        println!(
+            "{:<4} {} {:<4} {:>3} passed {:>2} unverifiable  {}",
+            e.version,
+            &e.commit[..12],
+            op,
+            e.tests.passed,
+            e.tests.unverifiable,
+            e.summary
+        );
+        for c in &e.schema_changes {
+            let breaking = if c.breaking { " [breaking]" } else { "" };
+            println!("{:26}{} {}{breaking}", "", c.tool, c.describe());
+        }
+    }
+    if usage.total_tokens > 0 {
+        println!(
+            "tokens: {} prompt + {} completion = {}",
+            usage.prompt_tokens, usage.completion_tokens, usage.total_tokens
+        );
+    }
+    Ok(())
+}
