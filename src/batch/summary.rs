@@ -29,7 +29,7 @@ pub enum Status {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Round {
+pub struct RoundSummary {
     pub version: String,
     /// `committed` or `failed`.
     pub status: String,
@@ -49,7 +49,7 @@ pub struct ServerSummary {
     pub status: Status,
     /// The latest committed version.
     pub version: Option<String>,
-    pub rounds: Vec<Round>,
+    pub rounds: Vec<RoundSummary>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     pub seconds: f64,
@@ -209,11 +209,11 @@ fn server(dir: &Path, planned: &Planned) -> Result<ServerSummary, BatchError> {
         })?,
         Err(_) => Vec::new(),
     };
-    let mut rounds: Vec<(u32, Round)> = records
+    let mut rounds: Vec<(u32, RoundSummary)> = records
         .iter()
         .filter(|(v, _)| v.number > 0)
         .map(|(v, r)| {
-            let round = Round {
+            let round = RoundSummary {
                 version: v.tag.clone(),
                 status: "committed".into(),
                 commit: Some(v.commit.clone()),
@@ -232,7 +232,7 @@ fn server(dir: &Path, planned: &Planned) -> Result<ServerSummary, BatchError> {
             .unwrap_or(u32::MAX);
         rounds.push((
             number,
-            Round {
+            RoundSummary {
                 version: f.version.clone(),
                 status: "failed".into(),
                 commit: None,
