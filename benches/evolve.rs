@@ -1,8 +1,9 @@
 //! Time of a 5-round evolution of every server of servers-npm/, split by pipeline step:
 //! anchor, mutate, check (apply + syntax), server (start, list, contract, functional tests),
 //! commit. The target: everything but the server step under 100 ms per round. `overlapped` is
-//! work another thread did during the server step (reading the edited files' facts ahead for
-//! the next anchoring); any wait for it after the server step is counted in `anchor`.
+//! work another thread did during the server step (the tree-sitter check of the edit, then the
+//! edited files' facts read ahead for the next anchoring); any wait for it after the server
+//! step is counted in `check`.
 //! `previous` is the server time the oracle adds by running the previous version: its
 //! baseline (two sessions at once, observed before the round) and any re-sampling within
 //! `server`.
@@ -10,14 +11,12 @@
 //! Run: `cargo bench --bench evolve` (after scripts/install-servers.sh); words after `--` keep
 //! only the servers whose id contains one of them (`cargo bench --bench evolve -- wiki`).
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use mcpevol::anchor;
 use mcpevol::catalog::Catalog;
 use mcpevol::evolve::{self, Options, Timings};
 use mcpevol::init::{InitOptions, init};
-use mcpevol::server::DEFAULT_TIMEOUT;
 
 const ROUNDS: u32 = 5;
 
@@ -65,24 +64,8 @@ fn main() {
             .map(|f| std::fs::metadata(&f.path).map_or(0, |m| m.len() as usize))
             .sum();
         let work = scratch.path().join(&entry.id);
-        let init_opts = InitOptions {
-            launch: Some(entry.launch_config()),
-            args: vec![],
-            env: BTreeMap::new(),
-            timeout: DEFAULT_TIMEOUT,
-            stages: evolve::default_stages(),
-        };
-        let opts = Options {
-            backend: evolve::Backend::Rules,
-            operator_dirs: vec![],
-            rounds: ROUNDS,
-            seed: 7,
-            operators: vec![],
-            timeout: DEFAULT_TIMEOUT,
-            stages: evolve::default_stages(),
-            max_attempts: evolve::MAX_ATTEMPTS,
-            max_failed_rounds: evolve::MAX_FAILED_ROUNDS,
-        };
+        let init_opts = InitOptions::new(Some(entry.launch_config()));
+        let opts = Options::rules(ROUNDS, 7);
         let rounds = rt.block_on(async {
             init(&source.to_string_lossy(), &work, &init_opts)
                 .await

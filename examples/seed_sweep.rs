@@ -13,7 +13,6 @@ use std::path::PathBuf;
 use mcpevol::catalog::Catalog;
 use mcpevol::evolve::{self, Options, RoundStatus};
 use mcpevol::init::{InitOptions, init};
-use mcpevol::server::DEFAULT_TIMEOUT;
 use mcpevol::validate::Tally;
 use mcpevol::version_record;
 use mcpevol::workspace::Workspace;
@@ -75,24 +74,8 @@ fn main() -> anyhow::Result<()> {
                 let source = entry.package_dir(&dir).to_string_lossy().into_owned();
                 let seed = *seed;
                 async move {
-                    let init_opts = InitOptions {
-                        launch: Some(entry.launch_config()),
-                        args: vec![],
-                        env: BTreeMap::new(),
-                        timeout: DEFAULT_TIMEOUT,
-                        stages: evolve::default_stages(),
-                    };
-                    let opts = Options {
-                        backend: evolve::Backend::Rules,
-                        operator_dirs: vec![],
-                        rounds: ROUNDS,
-                        seed,
-                        operators: vec![],
-                        timeout: DEFAULT_TIMEOUT,
-                        stages: evolve::default_stages(),
-                        max_attempts: evolve::MAX_ATTEMPTS,
-                        max_failed_rounds: evolve::MAX_FAILED_ROUNDS,
-                    };
+                    let init_opts = InitOptions::new(Some(entry.launch_config()));
+                    let opts = Options::rules(ROUNDS, seed);
                     let result = async {
                         init(&source, &work, &init_opts)
                             .await

@@ -21,6 +21,20 @@ pub struct InitOptions {
     pub stages: Vec<(String, String)>,
 }
 
+impl InitOptions {
+    /// The command line's defaults: no extra arguments or environment, the default timeout
+    /// and stages; `launch` as given, or (None) read from the package.
+    pub fn new(launch: Option<LaunchConfig>) -> InitOptions {
+        InitOptions {
+            launch,
+            args: Vec::new(),
+            env: BTreeMap::new(),
+            timeout: crate::server::DEFAULT_TIMEOUT,
+            stages: crate::evolve::default_stages(),
+        }
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum InitError {
     #[error("{0} already exists and is not empty; give a new folder for the workspace")]

@@ -10,9 +10,7 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use mcpevol::evolve;
 use mcpevol::init::{InitOptions, init};
-use mcpevol::server::DEFAULT_TIMEOUT;
 use mcpevol::workspace::Workspace;
 
 const FIXTURE: &str = "switch-esm";
@@ -25,11 +23,8 @@ const ROUND_START: Duration = Duration::from_secs(60);
 fn workspace(dir: &Path, name: &str, marker: &str) -> std::path::PathBuf {
     let work = dir.join(name);
     let opts = InitOptions {
-        launch: None,
-        args: vec![],
         env: BTreeMap::from([(MARK_VAR.to_string(), marker.to_string())]),
-        timeout: DEFAULT_TIMEOUT,
-        stages: evolve::default_stages(),
+        ..InitOptions::new(None)
     };
     let source = common::repo().join("fixtures").join(FIXTURE);
     tokio::runtime::Runtime::new()

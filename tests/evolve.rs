@@ -10,31 +10,17 @@ use std::time::Duration;
 use mcpevol::evolve::{self, Options};
 use mcpevol::init::{InitOptions, init};
 use mcpevol::inventory::Style;
-use mcpevol::server::DEFAULT_TIMEOUT;
 use mcpevol::version_record;
 use mcpevol::workspace::Workspace;
 
 fn init_options() -> InitOptions {
-    InitOptions {
-        launch: None,
-        args: vec![],
-        env: BTreeMap::new(),
-        timeout: DEFAULT_TIMEOUT,
-        stages: evolve::default_stages(),
-    }
+    InitOptions::new(None)
 }
 
 fn options(rounds: u32, seed: u64, operators: &[&str]) -> Options {
     Options {
-        backend: evolve::Backend::Rules,
-        operator_dirs: vec![],
-        rounds,
-        seed,
         operators: operators.iter().map(|s| s.to_string()).collect(),
-        timeout: DEFAULT_TIMEOUT,
-        stages: evolve::default_stages(),
-        max_attempts: evolve::MAX_ATTEMPTS,
-        max_failed_rounds: evolve::MAX_FAILED_ROUNDS,
+        ..Options::rules(rounds, seed)
     }
 }
 

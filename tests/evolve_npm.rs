@@ -3,12 +3,9 @@
 
 mod common;
 
-use std::collections::BTreeMap;
-
 use mcpevol::catalog::Catalog;
 use mcpevol::evolve::{self, Options};
 use mcpevol::init::{InitOptions, init};
-use mcpevol::server::DEFAULT_TIMEOUT;
 use mcpevol::workspace::Workspace;
 
 /// Servers evolved at once: most of a round is waiting on node, not computing.
@@ -38,24 +35,8 @@ fn every_real_server_reaches_v5_with_the_rules_backend() {
                 let work = scratch.path().join(id);
                 let source = entry.package_dir(&dir).to_string_lossy().into_owned();
                 async move {
-                    let init_opts = InitOptions {
-                        launch: Some(entry.launch_config()),
-                        args: vec![],
-                        env: BTreeMap::new(),
-                        timeout: DEFAULT_TIMEOUT,
-                        stages: evolve::default_stages(),
-                    };
-                    let opts = Options {
-                        backend: evolve::Backend::Rules,
-                        operator_dirs: vec![],
-                        rounds: 5,
-                        seed: 2026,
-                        operators: vec![],
-                        timeout: DEFAULT_TIMEOUT,
-                        stages: evolve::default_stages(),
-                        max_attempts: evolve::MAX_ATTEMPTS,
-                        max_failed_rounds: evolve::MAX_FAILED_ROUNDS,
-                    };
+                    let init_opts = InitOptions::new(Some(entry.launch_config()));
+                    let opts = Options::rules(5, 2026);
                     let result = async {
                         init(&source, &work, &init_opts)
                             .await

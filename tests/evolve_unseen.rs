@@ -3,38 +3,23 @@
 
 mod common;
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use mcpevol::evolve::{self, Options};
 use mcpevol::hunks::{self, Hunk};
 use mcpevol::init::{InitOptions, init};
-use mcpevol::server::DEFAULT_TIMEOUT;
 use mcpevol::syntax_check::{Before, check_files};
 use mcpevol::version_record;
 use mcpevol::workspace::Workspace;
 
 fn init_options() -> InitOptions {
-    InitOptions {
-        launch: None,
-        args: vec![],
-        env: BTreeMap::new(),
-        timeout: DEFAULT_TIMEOUT,
-        stages: evolve::default_stages(),
-    }
+    InitOptions::new(None)
 }
 
 fn options(seed: u64, operator: &str) -> Options {
     Options {
-        backend: evolve::Backend::Rules,
-        operator_dirs: vec![],
-        rounds: 1,
-        seed,
         operators: vec![operator.to_string()],
-        timeout: DEFAULT_TIMEOUT,
-        stages: evolve::default_stages(),
-        max_attempts: evolve::MAX_ATTEMPTS,
-        max_failed_rounds: evolve::MAX_FAILED_ROUNDS,
+        ..Options::rules(1, seed)
     }
 }
 

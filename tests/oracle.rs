@@ -9,14 +9,12 @@
 
 mod common;
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use mcpevol::evolve::{self, Backend, Options, RoundStatus};
 use mcpevol::hunks::Hunk;
 use mcpevol::init::{InitOptions, init};
 use mcpevol::mutate::Proposal;
-use mcpevol::server::DEFAULT_TIMEOUT;
 use mcpevol::validate::Effect;
 use mcpevol::workspace::Workspace;
 
@@ -25,14 +23,9 @@ const FILE: &str = "server.js";
 fn options(backend: Backend, operators: &[&str]) -> Options {
     Options {
         backend,
-        operator_dirs: vec![],
-        rounds: 1,
-        seed: 7,
         operators: operators.iter().map(|s| s.to_string()).collect(),
-        timeout: DEFAULT_TIMEOUT,
-        stages: evolve::default_stages(),
-        max_attempts: evolve::MAX_ATTEMPTS,
         max_failed_rounds: 1,
+        ..Options::rules(1, 7)
     }
 }
 
@@ -40,13 +33,7 @@ fn options(backend: Backend, operators: &[&str]) -> Options {
 fn workspace(rt: &tokio::runtime::Runtime, dir: &Path, name: &str) -> std::path::PathBuf {
     let work = dir.join(name);
     let fixture = common::repo().join("fixtures/switch-esm");
-    let opts = InitOptions {
-        launch: None,
-        args: vec![],
-        env: BTreeMap::new(),
-        timeout: DEFAULT_TIMEOUT,
-        stages: evolve::default_stages(),
-    };
+    let opts = InitOptions::new(None);
     rt.block_on(init(&fixture.to_string_lossy(), &work, &opts))
         .unwrap();
     work

@@ -92,6 +92,24 @@ pub struct Options {
     pub max_failed_rounds: u32,
 }
 
+impl Options {
+    /// The rules backend with the command line's defaults: `rounds` rounds from `seed`,
+    /// operators chosen by seed, no user operators. Change fields with `..Options::rules(..)`.
+    pub fn rules(rounds: u32, seed: u64) -> Options {
+        Options {
+            backend: Backend::Rules,
+            operator_dirs: Vec::new(),
+            rounds,
+            seed,
+            operators: Vec::new(),
+            timeout: crate::server::DEFAULT_TIMEOUT,
+            stages: default_stages(),
+            max_attempts: MAX_ATTEMPTS,
+            max_failed_rounds: MAX_FAILED_ROUNDS,
+        }
+    }
+}
+
 /// How a round ended.
 #[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
@@ -157,14 +175,14 @@ impl RoundOutcome {
 pub struct Timings {
     pub anchor_ms: f64,
     pub mutate_ms: f64,
-    /// Applying hunks and the syntax check.
+    /// Applying hunks, and any wait for the syntax check that runs beside the server step.
     pub check_ms: f64,
     /// Server start, tools/list, contract and functional tests.
     pub server_ms: f64,
     pub commit_ms: f64,
-    /// Work done on another thread during the server step (reading the edited files' facts
-    /// ahead for the next anchoring). Not part of the round's wall time: a wait for it, when
-    /// it outlasts the server step, is in `anchor_ms`.
+    /// Work done on another thread during the server step (the tree-sitter check of the edit,
+    /// then the edited files' facts read ahead for the next anchoring). Not part of the round's
+    /// wall time: a wait for it, when it outlasts the server step, is in `check_ms`.
     pub overlapped_ms: f64,
     /// The server time the oracle adds by running the previous version: observing it (two
     /// sessions at once) before the round, and, within `server_ms`, sampling it again when an

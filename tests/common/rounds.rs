@@ -1,7 +1,6 @@
 //! Evolution rounds driven through the STUB model endpoint: workspaces, options, and the replies
 //! a model would give (selection, SEARCH/REPLACE blocks, test cases), built from rules rounds.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,7 +10,7 @@ use mcpevol::evolve::{self, Backend, Options, RoundOutcome};
 use mcpevol::hunks::Hunk;
 use mcpevol::init::{InitOptions, init};
 use mcpevol::llm::{LlmClient, LlmConfig};
-use mcpevol::server::{DEFAULT_TIMEOUT, LaunchConfig};
+use mcpevol::server::LaunchConfig;
 use mcpevol::version_record::{self, RoundRecord};
 use mcpevol::workspace::Workspace;
 
@@ -22,13 +21,7 @@ pub fn runtime() -> tokio::runtime::Runtime {
 }
 
 pub fn init_at(source: &Path, work: &Path, launch: Option<LaunchConfig>) {
-    let opts = InitOptions {
-        launch,
-        args: vec![],
-        env: BTreeMap::new(),
-        timeout: DEFAULT_TIMEOUT,
-        stages: evolve::default_stages(),
-    };
+    let opts = InitOptions::new(launch);
     runtime()
         .block_on(init(&source.to_string_lossy(), work, &opts))
         .unwrap();
@@ -37,15 +30,11 @@ pub fn init_at(source: &Path, work: &Path, launch: Option<LaunchConfig>) {
 pub fn options(backend: Backend, rounds: u32, operators: &[&str]) -> Options {
     Options {
         backend,
-        operator_dirs: vec![],
-        rounds,
-        seed: 4,
         operators: operators.iter().map(|s| s.to_string()).collect(),
-        timeout: DEFAULT_TIMEOUT,
-        stages: evolve::default_stages(),
         // The scripted conversations are sized for four replies per step, one try per round.
         max_attempts: 4,
         max_failed_rounds: 1,
+        ..Options::rules(rounds, 4)
     }
 }
 
