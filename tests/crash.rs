@@ -237,7 +237,13 @@ fn what_a_server_started_outlives_a_killed_mcpevol_only_until_the_next_run() {
         format!("command = \"node\"\nargs = [\"index.js\"]\n[env]\n{MARK_VAR} = \"{marker}\"\n"),
     )
     .unwrap();
+    // Scratch folders live in mcpevol's temp folder, and every run cleans up the leftovers of
+    // killed runs found there: a private one keeps the other tests' runs from cleaning up
+    // this one's before the assertion.
+    let private_tmp = dir.path().join("tmp");
+    std::fs::create_dir_all(&private_tmp).unwrap();
     let mut child = Command::new(common::bin())
+        .env("TMPDIR", &private_tmp)
         .args(["tools", package.to_str().unwrap(), "--timeout", "60"])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -260,6 +266,7 @@ fn what_a_server_started_outlives_a_killed_mcpevol_only_until_the_next_run() {
     }
     assert_eq!(common::marked_processes(MARK_VAR, &marker).len(), 1);
     let next = Command::new(common::bin())
+        .env("TMPDIR", &private_tmp)
         .args([
             "tools",
             common::repo().join("fixtures/switch-esm").to_str().unwrap(),
