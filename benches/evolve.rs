@@ -15,7 +15,7 @@ use std::path::PathBuf;
 
 use mcpevol::anchor;
 use mcpevol::catalog::Catalog;
-use mcpevol::evolve::{self, Options, Timings};
+use mcpevol::evolve::{self, Backend, EvolveOptions, Timings};
 use mcpevol::init::{InitOptions, init};
 
 const ROUNDS: u32 = 5;
@@ -65,12 +65,14 @@ fn main() {
             .sum();
         let work = scratch.path().join(&entry.id);
         let init_opts = InitOptions::new(Some(entry.launch_config()));
-        let opts = Options::rules(ROUNDS, 7);
+        let opts = EvolveOptions::new(ROUNDS, 7);
         let rounds = rt.block_on(async {
             init(&source.to_string_lossy(), &work, &init_opts)
                 .await
                 .expect("init");
-            evolve::evolve(&work, &opts, |_| {}).await.expect("evolve")
+            evolve::evolve(&work, &Backend::Rules, &opts, |_| {})
+                .await
+                .expect("evolve")
         });
         let t: Vec<&Timings> = rounds.iter().map(|r| &r.timings).collect();
         if std::env::var_os("MCPEVOL_BENCH_ROUNDS").is_some() {

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use mcpevol::catalog::Catalog;
-use mcpevol::evolve::{self, Options, RoundStatus};
+use mcpevol::evolve::{self, Backend, EvolveOptions, RoundStatus};
 use mcpevol::init::{InitOptions, init};
 use mcpevol::validate::Tally;
 use mcpevol::version_record;
@@ -57,7 +57,7 @@ fn main() -> anyhow::Result<()> {
         .unwrap_or(std::path::Path::new("."))
         .to_path_buf();
     let catalog = Catalog::load(&catalog_path)?;
-    let mut entries: Vec<&mcpevol::catalog::Entry> = Vec::new();
+    let mut entries: Vec<&mcpevol::catalog::CatalogEntry> = Vec::new();
     for e in &catalog.servers {
         if !entries.iter().any(|x| x.package == e.package) {
             entries.push(e);
@@ -75,12 +75,12 @@ fn main() -> anyhow::Result<()> {
                 let seed = *seed;
                 async move {
                     let init_opts = InitOptions::new(Some(entry.launch_config()));
-                    let opts = Options::rules(ROUNDS, seed);
+                    let opts = EvolveOptions::new(ROUNDS, seed);
                     let result = async {
                         init(&source, &work, &init_opts)
                             .await
                             .map_err(|e| e.to_string())?;
-                        evolve::evolve(&work, &opts, |_| {})
+                        evolve::evolve(&work, &Backend::Rules, &opts, |_| {})
                             .await
                             .map_err(|e| e.to_string())
                     }
@@ -109,9 +109,9 @@ fn main() -> anyhow::Result<()> {
                             .count();
                         let ws = Workspace::open(&work)?;
                         let versions = ws.versions()?;
-                        row.reached.push(versions.last().map_or(0, |v| v.number));
+                        row.reached.push(versions.last().map_or(0, |v| v.number()));
                         for v in versions.iter().skip(1) {
-                            if let Some(r) = version_record::read_round(&ws, &v.tag)? {
+                            if let Some(r) = version_record::read_round(&ws, v.tag)? {
                                 let t = r.tally();
                                 row.tally.passed += t.passed;
                                 row.tally.failed += t.failed;

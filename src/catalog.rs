@@ -11,11 +11,11 @@ use crate::server::LaunchConfig;
 #[derive(Debug, Clone, Deserialize)]
 pub struct Catalog {
     #[serde(rename = "server")]
-    pub servers: Vec<Entry>,
+    pub servers: Vec<CatalogEntry>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
-pub struct Entry {
+pub struct CatalogEntry {
     pub id: String,
     /// The folder under `node_modules/` (the alias for aliased installs).
     pub package: String,
@@ -59,7 +59,7 @@ impl Catalog {
     }
 }
 
-impl Entry {
+impl CatalogEntry {
     /// The installed package folder, given the folder that holds `servers.toml`.
     pub fn package_dir(&self, catalog_dir: &Path) -> PathBuf {
         catalog_dir.join("node_modules").join(&self.package)

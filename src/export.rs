@@ -89,7 +89,7 @@ pub fn export(
             match ws.resolve(stage) {
                 Ok(commit) => picked.push((name, dir, stage, commit)),
                 Err(_) => {
-                    let reached = ws.latest()?.map_or("none".into(), |v| v.tag);
+                    let reached = ws.latest()?.map_or("none".into(), |v| v.tag.to_string());
                     missing.push(format!(
                         "server `{name}` has no tag `{stage}` (its latest version is {reached})"
                     ));

@@ -1,63 +1,89 @@
-//! A workspace's versions with their full records, and the counts that summaries and pages
-//! show of them (tests passed, failed and unverifiable; tokens).
+//! A workspace's history as its records tell it: the versions with their full records, the
+//! `log` entries and the schema-level `diff` between any two versions, and the token counts
+//! that summaries and pages show.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::llm::Usage;
+use crate::operators::OperatorId;
+use crate::schema::{self, Pattern, SchemaChange};
+use crate::validate::Tally;
 use crate::version_record::{self, RecordError, RoundRecord};
-use crate::workspace::{Version, Workspace};
-
-/// Test results of a version by the oracle's verdict: unverifiable when the previous version
-/// could not answer the call either (see `validate::Verdict`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Tests {
-    pub passed: usize,
-    pub failed: usize,
-    pub unverifiable: usize,
-}
-
-impl Tests {
-    pub fn of(record: &RoundRecord) -> Tests {
-        let t = record.tally();
-        Tests {
-            passed: t.passed,
-            failed: t.failed,
-            unverifiable: t.unverifiable,
-        }
-    }
-
-    pub fn add(&mut self, other: Tests) {
-        self.passed += other.passed;
-        self.failed += other.failed;
-        self.unverifiable += other.unverifiable;
-    }
-}
+use crate::workspace::{Version, VersionTag, Workspace};
 
 /// Every version that has a record, oldest first.
 pub fn versions(ws: &Workspace) -> Result<Vec<(Version, RoundRecord)>, RecordError> {
     let mut out = Vec::new();
     for v in ws.versions()? {
-        if let Some(r) = version_record::read_round(ws, &v.tag)? {
+        if let Some(r) = version_record::read_round(ws, v.tag)? {
             out.push((v, r));
         }
     }
     Ok(out)
 }
 
-/// Tokens of every record together, or None when no model was used.
-pub fn usage<'a>(records: impl IntoIterator<Item = &'a RoundRecord>) -> Option<Usage> {
-    records
-        .into_iter()
-        .filter_map(|r| r.usage)
-        .reduce(|mut t, u| {
-            t.prompt_tokens += u.prompt_tokens;
-            t.completion_tokens += u.completion_tokens;
-            t.total_tokens += u.total_tokens;
-            t
-        })
+/// Tokens of rounds together (each round's, where it used a model), or None when no round
+/// used a model.
+pub fn total_usage(rounds: impl IntoIterator<Item = Option<Usage>>) -> Option<Usage> {
+    rounds.into_iter().flatten().reduce(|mut t, u| {
+        t.prompt_tokens += u.prompt_tokens;
+        t.completion_tokens += u.completion_tokens;
+        t.total_tokens += u.total_tokens;
+        t
+    })
 }
 
-/// 3 for the version tag "v3"; None for anything else.
-pub fn version_number(tag: &str) -> Option<u32> {
-    tag.strip_prefix('v')?.parse().ok()
+/// One version as `log` shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct LogEntry {
+    pub version: VersionTag,
+    pub commit: String,
+    pub operator: Option<OperatorId>,
+    pub operator_name: Option<String>,
+    pub tools: Vec<String>,
+    pub summary: String,
+    pub tests: Tally,
+    pub schema_changes: Vec<SchemaChange>,
+    pub patterns: Vec<Pattern>,
+    /// Tokens of the round's model calls (LLM backends).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+}
+
+/// One entry per version, oldest first.
+pub fn log(ws: &Workspace) -> Result<Vec<LogEntry>, RecordError> {
+    Ok(versions(ws)?
+        .into_iter()
+        .map(|(v, r)| LogEntry {
+            version: v.tag,
+            commit: v.commit,
+            tests: r.tally(),
+            tools: r.targets.iter().chain(&r.added).cloned().collect(),
+            operator: r.operator,
+            operator_name: r.operator_name,
+            summary: r.summary,
+            schema_changes: r.schema_changes,
+            patterns: r.patterns,
+            usage: r.usage,
+        })
+        .collect())
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum DiffError {
+    #[error(transparent)]
+    Record(#[from] RecordError),
+    #[error("{rev} has no tool list (.mcpevol/tools.json); it is not a version made by mcpevol")]
+    NoTools { rev: String },
+}
+
+/// The schema changes from `a` to `b` (version tags, stage tags, any revision).
+pub fn diff(ws: &Workspace, a: &str, b: &str) -> Result<Vec<SchemaChange>, DiffError> {
+    let tools = |rev: &str| -> Result<Vec<serde_json::Value>, DiffError> {
+        let t = version_record::read_tools(ws, rev)?.ok_or_else(|| DiffError::NoTools {
+            rev: rev.to_string(),
+        })?;
+        Ok(t.tools)
+    };
+    Ok(schema::diff(&tools(a)?, &tools(b)?))
 }

@@ -9,7 +9,7 @@ use crate::server::launch::{self, CONFIG_PATH};
 use crate::server::{LaunchConfig, Session};
 use crate::validate::{self, Baseline};
 use crate::version_record::{self, RoundRecord};
-use crate::workspace::{self, Source, Version, Workspace};
+use crate::workspace::{self, Source, Version, VersionTag, Workspace};
 
 pub struct InitOptions {
     /// Launch settings to use as they are, instead of reading them from the package.
@@ -18,7 +18,7 @@ pub struct InitOptions {
     pub args: Vec<String>,
     pub env: BTreeMap<String, String>,
     pub timeout: Duration,
-    pub stages: Vec<(String, String)>,
+    pub stages: Vec<crate::evolve::Stage>,
 }
 
 impl InitOptions {
@@ -105,32 +105,13 @@ async fn build(source: &str, workdir: &Path, opts: &InitOptions) -> Result<Versi
         .as_str()
         .map(|v| format!("@{v}"))
         .unwrap_or_default();
-    let round = RoundRecord {
-        version: "v0".into(),
-        round: 0,
-        operator: None,
-        operator_name: None,
-        backend: "none".into(),
-        seed: None,
-        targets: Vec::new(),
-        added: Vec::new(),
-        summary: format!("original {name}{version}, {} tools", live.tools.len()),
-        hunks: Vec::new(),
-        effects: Vec::new(),
-        schema_changes: Vec::new(),
-        patterns: Vec::new(),
+    let round = RoundRecord::original(
+        format!("original {name}{version}, {} tools", live.tools.len()),
         tests,
-        attempts: 1,
-        rejected: Vec::new(),
-        generated_tests: Vec::new(),
-        inapplicable: Default::default(),
-        usage: None,
-        model: None,
-        failed_rounds: Vec::new(),
-    };
+    );
     version_record::write(workdir, &round, &live, &[])?;
     let ws = Workspace::create(workdir)?;
-    let v0 = ws.commit_version(0, &round.commit_message())?;
+    let v0 = ws.commit_version(VersionTag::ORIGINAL, &round.commit_message())?;
     ws.set_stage_tags(&opts.stages)?;
     Ok(v0)
 }

@@ -39,10 +39,10 @@ impl Level {
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Operator {
-    pub id: String,
+    pub id: OperatorId,
     pub name: String,
     pub level: Level,
-    pub patterns: Vec<String>,
+    pub patterns: Vec<crate::schema::Pattern>,
     pub summary: String,
     pub contract: Contract,
     /// The Markdown after the front matter.
@@ -73,7 +73,7 @@ impl Operator {
 
     /// The built-in operator this file defines, if it is one.
     pub fn builtin(&self) -> Option<Builtin> {
-        Builtin::parse(&self.id)
+        self.id.builtin()
     }
 
     /// The mutation prompt: the `## Prompt` template filled with `values`, its `{{examples}}`,
@@ -81,7 +81,8 @@ impl Operator {
     /// with `values`). `operator_id`, `operator_name` and `contract` default to this operator's.
     pub fn mutation_prompt(&self, values: &BTreeMap<&str, String>) -> Result<String, PromptError> {
         let mut all = values.clone();
-        all.entry("operator_id").or_insert_with(|| self.id.clone());
+        all.entry("operator_id")
+            .or_insert_with(|| self.id.to_string());
         all.entry("operator_name")
             .or_insert_with(|| self.name.clone());
         all.entry("contract")
@@ -104,7 +105,7 @@ struct FrontMatter {
     name: String,
     level: Level,
     #[serde(default)]
-    patterns: Vec<String>,
+    patterns: Vec<crate::schema::Pattern>,
     summary: String,
     contract: Option<Contract>,
 }
@@ -129,57 +130,15 @@ fn lines(problems: &[CheckProblem]) -> String {
         .join("\n")
 }
 
-/// The operators shipped with mcpevol, compiled in so the binary needs no files beside it.
-/// A built-in operator file: its path as shown to people, and its text compiled in.
-macro_rules! operator_file {
-    ($name:literal) => {
-        (
-            concat!("operators/", $name, ".md"),
-            include_str!(concat!("../operators/", $name, ".md")),
-        )
-    };
-}
-
-const BUILTIN: [(&str, &str); 11] = [
-    operator_file!("O01-tool-addition"),
-    operator_file!("O02-tool-replacement"),
-    operator_file!("O03-tool-removal"),
-    operator_file!("O04-tool-integration"),
-    operator_file!("O05-flexible-expansion"),
-    operator_file!("O06-constraint-mutation"),
-    operator_file!("O07-parameter-pruning"),
-    operator_file!("O08-interface-refactoring"),
-    operator_file!("O09-tool-description-update"),
-    operator_file!("O10-parameter-description-update"),
-    operator_file!("O11-joint-description-update"),
-];
-
-/// The 11 built-in operators, O1 to O11.
+/// The 11 built-in operators, O1 to O11, from the files compiled into the binary.
 pub fn builtin() -> Vec<Operator> {
-    let mut ops: Vec<Operator> = BUILTIN
+    Builtin::ALL
         .iter()
-        .map(|(file, text)| parse(text, file).unwrap_or_else(|e| panic!("built-in operator: {e}")))
-        .collect();
-    ops.sort_by_key(|o| number(&o.id));
-    ops
-}
-
-/// The number of an operator id: 5 for "O5", "o5" and "O05".
-pub fn number(id: &str) -> Option<u32> {
-    let digits = id.strip_prefix(['O', 'o'])?;
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    digits.parse().ok()
-}
-
-/// Whether two ids name the same operator: "O5" = "o05", "U1" = "u1".
-pub fn same_id(a: &str, b: &str) -> bool {
-    id_key(a) == id_key(b)
-}
-
-fn id_key(id: &str) -> String {
-    number(id).map_or_else(|| id.to_ascii_lowercase(), |n| format!("O{n}"))
+        .map(|b| {
+            let (file, text) = b.file();
+            parse(text, file).unwrap_or_else(|e| panic!("built-in operator: {e}"))
+        })
+        .collect()
 }
 
 /// Whether an id is well formed: a letter, then letters, digits, `_` or `-` ("U1", "X-myop").
@@ -212,7 +171,7 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Operator>, OperatorError> {
         return Err(OperatorError::Invalid(problems));
     }
     let mut ops: Vec<Operator> = loaded.into_iter().map(|l| l.op).collect();
-    ops.sort_by_key(|o| (number(&o.id).is_none(), number(&o.id), o.id.clone()));
+    ops.sort_by(|a, b| a.id.cmp(&b.id));
     Ok(ops)
 }
 
@@ -266,9 +225,9 @@ pub fn load_prompts(extra_dirs: &[PathBuf]) -> Result<Prompts, OperatorError> {
     Ok(prompts)
 }
 
-/// The operator with this id, however it is written ("O5", "o5", "O05"; "u1" for "U1").
-pub fn find<'a>(ops: &'a [Operator], id: &str) -> Option<&'a Operator> {
-    ops.iter().find(|o| same_id(&o.id, id))
+/// The operator with this id.
+pub fn find<'a>(ops: &'a [Operator], id: &OperatorId) -> Option<&'a Operator> {
+    ops.iter().find(|o| o.id == *id)
 }
 
 #[cfg(test)]

@@ -128,7 +128,11 @@ fn the_built_in_feedback_prompt_needs_only_the_error() {
 #[test]
 fn a_contract_in_words_states_each_rule() {
     let ops = crate::operators::builtin();
-    let words = contract_words(&crate::operators::find(&ops, "O5").unwrap().contract);
+    let words = contract_words(
+        &crate::operators::find(&ops, &crate::operators::OperatorId::parse("O5"))
+            .unwrap()
+            .contract,
+    );
     assert!(
         words.contains("param-added (an input parameter appears)"),
         "{words}"
@@ -142,7 +146,11 @@ fn a_contract_in_words_states_each_rule() {
         words.contains("Every added parameter is optional."),
         "{words}"
     );
-    let o2 = contract_words(&crate::operators::find(&ops, "O2").unwrap().contract);
+    let o2 = contract_words(
+        &crate::operators::find(&ops, &crate::operators::OperatorId::parse("O2"))
+            .unwrap()
+            .contract,
+    );
     assert!(
         o2.contains(
             "either exactly 1 tool-renamed, or exactly 1 tool-removed and exactly 1 tool-added"

@@ -9,6 +9,9 @@ use serde_json::{Map, Value};
 
 use ChangeKind::*;
 
+mod pattern;
+pub use pattern::{Pattern, joined as joined_patterns};
+
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[serde(rename_all = "kebab-case")]
 pub enum ChangeKind {
@@ -55,8 +58,8 @@ pub struct SchemaChange {
     pub tool: String,
     pub param: Option<String>,
     pub breaking: bool,
-    /// The single-change pattern of Table 10 ("P4").
-    pub pattern: Option<String>,
+    /// The single-change pattern of Table 10 (P4).
+    pub pattern: Option<Pattern>,
     /// Words a person reads: "renamed to fetch_forecast", "now optional", "maxLength 100 -> 50".
     pub detail: Option<String>,
     /// For param-added / param-removed: whether that parameter is (was) required.
@@ -69,13 +72,13 @@ pub struct SchemaChange {
 }
 
 impl SchemaChange {
-    fn new(kind: ChangeKind, tool: &str, param: Option<&str>, pattern: &str) -> SchemaChange {
+    fn new(kind: ChangeKind, tool: &str, param: Option<&str>, pattern: u8) -> SchemaChange {
         SchemaChange {
             kind,
             tool: tool.to_string(),
             param: param.map(str::to_string),
             breaking: false,
-            pattern: Some(pattern.to_string()),
+            pattern: Some(Pattern::known(pattern)),
             detail: None,
             required: None,
             renamed_to: None,
@@ -189,17 +192,17 @@ pub fn diff(before: &[Value], after: &[Value]) -> Vec<SchemaChange> {
                 == 1;
         changes.push(if unique {
             renamed_to.insert(candidates[0]);
-            let mut change = SchemaChange::new(ToolRenamed, r, None, "P5")
+            let mut change = SchemaChange::new(ToolRenamed, r, None, 5)
                 .breaking(true)
                 .detail(format!("renamed to {}", candidates[0]));
             change.renamed_to = Some(candidates[0].to_string());
             change
         } else {
-            SchemaChange::new(ToolRemoved, r, None, "P17").breaking(true)
+            SchemaChange::new(ToolRemoved, r, None, 17).breaking(true)
         });
     }
     for a in added.iter().filter(|a| !renamed_to.contains(*a)) {
-        changes.push(SchemaChange::new(ToolAdded, a, None, "P2"));
+        changes.push(SchemaChange::new(ToolAdded, a, None, 2));
     }
     for (name, o) in &old {
         if let Some(n) = new.get(name) {
@@ -212,7 +215,7 @@ pub fn diff(before: &[Value], after: &[Value]) -> Vec<SchemaChange> {
 
 fn tool_changes(tool: &str, old: &ToolView, new: &ToolView, out: &mut Vec<SchemaChange>) {
     if old.description != new.description {
-        out.push(SchemaChange::new(ToolDescriptionChanged, tool, None, "P1"));
+        out.push(SchemaChange::new(ToolDescriptionChanged, tool, None, 1));
     }
     for p in new
         .properties
@@ -221,9 +224,9 @@ fn tool_changes(tool: &str, old: &ToolView, new: &ToolView, out: &mut Vec<Schema
     {
         let req = new.required.contains(p);
         let (pattern, detail) = if req {
-            ("P10", "required parameter")
+            (10, "required parameter")
         } else {
-            ("P4", "optional parameter")
+            (4, "optional parameter")
         };
         out.push(
             SchemaChange::new(ParamAdded, tool, Some(p), pattern)
@@ -236,9 +239,9 @@ fn tool_changes(tool: &str, old: &ToolView, new: &ToolView, out: &mut Vec<Schema
         let Some(after) = new.properties.get(p) else {
             let req = old.required.contains(p);
             let (pattern, detail) = if req {
-                ("P14", "was required")
+                (14, "was required")
             } else {
-                ("P11", "was optional")
+                (11, "was optional")
             };
             out.push(
                 SchemaChange::new(ParamRemoved, tool, Some(p), pattern)
@@ -253,7 +256,7 @@ fn tool_changes(tool: &str, old: &ToolView, new: &ToolView, out: &mut Vec<Schema
         if was != is {
             let detail = if is { "now required" } else { "now optional" };
             out.push(
-                SchemaChange::new(ParamRequiredChanged, tool, Some(p), "P13")
+                SchemaChange::new(ParamRequiredChanged, tool, Some(p), 13)
                     .breaking(is)
                     .detail(detail)
                     .required(is),
@@ -264,19 +267,14 @@ fn tool_changes(tool: &str, old: &ToolView, new: &ToolView, out: &mut Vec<Schema
 
 fn param_changes(tool: &str, p: &str, before: &Value, after: &Value, out: &mut Vec<SchemaChange>) {
     if before.get("description") != after.get("description") {
-        out.push(SchemaChange::new(
-            ParamDescriptionChanged,
-            tool,
-            Some(p),
-            "P3",
-        ));
+        out.push(SchemaChange::new(ParamDescriptionChanged, tool, Some(p), 3));
     }
     let (t0, t1) = (type_of(before), type_of(after));
     if t0 != t1 {
         let show = |t: Option<String>| t.unwrap_or_else(|| "any".into());
         let detail = format!("type {} -> {}", show(t0), show(t1));
         out.push(
-            SchemaChange::new(ParamTypeChanged, tool, Some(p), "P8")
+            SchemaChange::new(ParamTypeChanged, tool, Some(p), 8)
                 .breaking(true)
                 .detail(detail),
         );
@@ -294,7 +292,7 @@ fn param_changes(tool: &str, p: &str, before: &Value, after: &Value, out: &mut V
                 (None, None) => None,
             })
             .collect();
-        let change = SchemaChange::new(ParamConstraintChanged, tool, Some(p), "P8");
+        let change = SchemaChange::new(ParamConstraintChanged, tool, Some(p), 8);
         out.push(change.breaking(narrows(&c0, &c1)).detail(words.join("; ")));
     }
 }
@@ -412,14 +410,23 @@ fn short(v: &Value) -> String {
     }
 }
 
+/// The names a change brought in: added tools and the new names of renamed ones.
+pub fn added_names(changes: &[SchemaChange]) -> Vec<String> {
+    changes
+        .iter()
+        .filter_map(|c| match c.kind {
+            ToolAdded => Some(c.tool.clone()),
+            ToolRenamed => c.renamed_to.clone(),
+            _ => None,
+        })
+        .collect()
+}
+
 /// The patterns a round shows: each change's own pattern plus the composites whose parts occur
 /// together. Composites are judged per tool, as each describes one tool's new version, except
 /// P18, which is about two tools. P16 has the same definition as P6 and is reported as P6.
-pub fn round_patterns(changes: &[SchemaChange]) -> Vec<String> {
-    let mut found: BTreeSet<u32> = changes
-        .iter()
-        .filter_map(|c| c.pattern.as_deref().and_then(pattern_number))
-        .collect();
+pub fn round_patterns(changes: &[SchemaChange]) -> Vec<Pattern> {
+    let mut found: BTreeSet<Pattern> = changes.iter().filter_map(|c| c.pattern).collect();
     let tools: BTreeSet<&str> = changes.iter().map(|c| c.tool.as_str()).collect();
     for tool in &tools {
         let has = |kind: ChangeKind| changes.iter().any(|c| c.tool == *tool && c.kind == kind);
@@ -446,7 +453,7 @@ pub fn round_patterns(changes: &[SchemaChange]) -> Vec<String> {
             composites
                 .into_iter()
                 .filter(|(_, shown)| *shown)
-                .map(|(p, _)| p),
+                .map(|(p, _)| Pattern::known(p)),
         );
     }
     let added: BTreeSet<&str> = changes
@@ -458,14 +465,9 @@ pub fn round_patterns(changes: &[SchemaChange]) -> Vec<String> {
         .iter()
         .any(|c| c.kind == ToolDescriptionChanged && !added.contains(c.tool.as_str()));
     if !added.is_empty() && other_described {
-        found.insert(18);
+        found.insert(Pattern::known(18));
     }
-    found.into_iter().map(|n| format!("P{n}")).collect()
-}
-
-/// 4 for "P4" (or "p04"); `None` for anything else.
-pub fn pattern_number(p: &str) -> Option<u32> {
-    p.strip_prefix(['P', 'p'])?.parse().ok()
+    found.into_iter().collect()
 }
 
 #[cfg(test)]

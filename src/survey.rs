@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::anchor;
-use crate::catalog::{Catalog, Entry};
+use crate::catalog::{Catalog, CatalogEntry};
 use crate::server::{LaunchConfig, Session};
 
 /// How many servers a survey runs at once: node start-up is mostly waiting, not CPU.
@@ -94,7 +94,7 @@ pub async fn survey_package(
     })
 }
 
-async fn survey_entry(entry: &Entry, catalog_dir: &Path, timeout: Duration) -> EntrySurvey {
+async fn survey_entry(entry: &CatalogEntry, catalog_dir: &Path, timeout: Duration) -> EntrySurvey {
     let result = survey_package(
         &entry.package_dir(catalog_dir),
         &entry.launch_config(),

@@ -6,10 +6,12 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::hunks::Hunk;
-use crate::schema::SchemaChange;
+use crate::mutate::Proposal;
+use crate::operators::{Operator, OperatorId};
+use crate::schema::{Pattern, SchemaChange};
 use crate::server::LiveTools;
 use crate::validate::{Tally, TestResult, Verdict};
-use crate::workspace::{Workspace, WorkspaceError};
+use crate::workspace::{VersionTag, Workspace, WorkspaceError};
 
 pub const ROUND_PATH: &str = ".mcpevol/round.json";
 pub const TOOLS_PATH: &str = ".mcpevol/tools.json";
@@ -17,23 +19,23 @@ pub const EXCHANGES_PATH: &str = ".mcpevol/exchanges.jsonl";
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct RoundRecord {
-    pub version: String,
-    pub round: u32,
-    /// None for `v0`, the original server.
-    pub operator: Option<String>,
+    pub version: VersionTag,
+    /// The operator of the version's changes when one operator made them all; None for `v0`,
+    /// the original server.
+    pub operator: Option<OperatorId>,
     pub operator_name: Option<String>,
-    pub backend: String,
+    pub backend: Author,
     pub seed: Option<u64>,
-    /// The existing tools the round changed (removed or renamed ones by their old names).
+    /// The existing tools the version changed (removed or renamed ones by their old names).
     pub targets: Vec<String>,
     pub added: Vec<String>,
     pub summary: String,
-    pub hunks: Vec<Hunk>,
-    /// What the change claims to do to the tools' answers, each checked by the oracle.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub effects: Vec<crate::validate::Effect>,
+    /// The changes the version is made of, each one operator on its tools: one for the
+    /// paper's one-operator rounds.
+    #[serde(default)]
+    pub changes: Vec<ChangeRecord>,
     pub schema_changes: Vec<SchemaChange>,
-    pub patterns: Vec<String>,
+    pub patterns: Vec<Pattern>,
     pub tests: Vec<TestResult>,
     /// Attempts this round took, the committed one included.
     pub attempts: u32,
@@ -41,7 +43,7 @@ pub struct RoundRecord {
     pub rejected: Vec<Rejection>,
     /// Operators the rules could not apply to any tool this round, and why (first tool's reason).
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-    pub inapplicable: std::collections::BTreeMap<String, String>,
+    pub inapplicable: std::collections::BTreeMap<OperatorId, String>,
     /// Test cases a model wrote for the changed tools, with their results (LLM backends).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub generated_tests: Vec<GeneratedResult>,
@@ -56,11 +58,82 @@ pub struct RoundRecord {
     pub failed_rounds: Vec<FailedRound>,
 }
 
+/// One change of a version: one operator applied to its tools, with the edits that did it
+/// and what they claim (the proposal that passed), and the operator's name for people.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ChangeRecord {
+    #[serde(flatten)]
+    pub proposal: Proposal,
+    pub operator_name: String,
+}
+
+impl ChangeRecord {
+    pub fn new(proposal: Proposal, operator: &Operator) -> ChangeRecord {
+        ChangeRecord {
+            proposal,
+            operator_name: operator.name.clone(),
+        }
+    }
+}
+
+/// Who made a version's changes, as records and commit trailers name it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Author {
+    /// Nobody: `v0` is the server as its maintainers published it.
+    Original,
+    /// The deterministic rules backend.
+    Rules,
+    /// A proposal given from outside (a script, a test, a person).
+    Given,
+    /// A model, by the host that serves it (`openai`, or an endpoint's host and port).
+    Model { provider: String },
+}
+
+impl Author {
+    pub fn as_str(&self) -> &str {
+        match self {
+            Author::Original => "none",
+            Author::Rules => "rules",
+            Author::Given => "given",
+            Author::Model { provider } => provider,
+        }
+    }
+
+    pub fn parse(text: &str) -> Author {
+        match text {
+            "none" => Author::Original,
+            "rules" => Author::Rules,
+            "given" => Author::Given,
+            provider => Author::Model {
+                provider: provider.to_string(),
+            },
+        }
+    }
+}
+
+impl std::fmt::Display for Author {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for Author {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Author {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Author, D::Error> {
+        Ok(Author::parse(&String::deserialize(d)?))
+    }
+}
+
 /// A try of a round that ended without a version: why, and every attempt with its edits.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct FailedRound {
-    pub round: u32,
-    pub operator: Option<String>,
+    pub version: VersionTag,
+    pub operator: Option<OperatorId>,
     pub reason: String,
     pub attempts: Vec<Rejection>,
 }
@@ -69,7 +142,11 @@ pub struct FailedRound {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct GeneratedResult {
     pub test: crate::mutate::reply::GeneratedTest,
-    pub status: crate::server::session::Status,
+    pub status: crate::server::session::CallStatus,
+    /// What the server answered, to compare with the previous version's answer; not recorded
+    /// (records hold no tool output, so that the same seed gives the same commits).
+    #[serde(skip)]
+    pub text: String,
     /// Unverifiable when the previous version answered the same call the same way: the test
     /// expected something the machine cannot show (a missing program or service).
     #[serde(default)]
@@ -79,17 +156,80 @@ pub struct GeneratedResult {
     pub reason: Option<String>,
 }
 
+/// An attempt that was rolled back (or a step that proposed nothing), and why.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Rejection {
-    pub operator: String,
+    /// The operator tried; None when the model's choice of one was unusable.
+    pub operator: Option<OperatorId>,
     pub targets: Vec<String>,
+    pub kind: RejectionKind,
     pub reason: String,
     /// The edits that were tried and rolled back.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hunks: Vec<Hunk>,
 }
 
+/// The kind of an attempt's rejection, as records and tallies keep it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RejectionKind {
+    /// The operator fits no tool (or every tool it fits failed already).
+    NotApplicable,
+    /// The model's reply or choice could not be used.
+    Reply,
+    Edit,
+    Syntax,
+    Server,
+    Contract,
+    Test,
+    GeneratedTest,
+    Endpoint,
+    /// Anything else: the machine (scratch folders, git), not the change.
+    Other,
+}
+
 impl RoundRecord {
+    /// The record of `v0`, the original server: no change, its tools' first answers.
+    pub fn original(summary: String, tests: Vec<TestResult>) -> RoundRecord {
+        RoundRecord {
+            version: VersionTag::ORIGINAL,
+            operator: None,
+            operator_name: None,
+            backend: Author::Original,
+            seed: None,
+            targets: Vec::new(),
+            added: Vec::new(),
+            summary,
+            changes: Vec::new(),
+            schema_changes: Vec::new(),
+            patterns: Vec::new(),
+            tests,
+            attempts: 1,
+            rejected: Vec::new(),
+            inapplicable: Default::default(),
+            generated_tests: Vec::new(),
+            usage: None,
+            model: None,
+            failed_rounds: Vec::new(),
+        }
+    }
+
+    /// Every change's edits, in order.
+    pub fn hunks(&self) -> Vec<Hunk> {
+        self.changes
+            .iter()
+            .flat_map(|c| c.proposal.hunks.clone())
+            .collect()
+    }
+
+    /// Every change's claims, in order.
+    pub fn effects(&self) -> Vec<crate::validate::Effect> {
+        self.changes
+            .iter()
+            .flat_map(|c| c.proposal.effects.clone())
+            .collect()
+    }
+
     /// The checks of this version (the oracle's and the model's) by verdict.
     pub fn tally(&self) -> Tally {
         let mut tally = Tally::of(&self.tests);
@@ -133,7 +273,9 @@ impl RoundRecord {
                 .map(|f| {
                     format!(
                         "- {}: {}",
-                        f.operator.as_deref().unwrap_or("no operator"),
+                        f.operator
+                            .as_ref()
+                            .map_or("no operator".to_string(), OperatorId::to_string),
                         f.reason
                     )
                 })
@@ -144,11 +286,11 @@ impl RoundRecord {
             ));
         }
         let mut trailers = vec![
-            ("Mcpevol-Version", self.version.clone()),
-            ("Mcpevol-Round", self.round.to_string()),
+            ("Mcpevol-Version", self.version.to_string()),
+            ("Mcpevol-Round", self.version.number().to_string()),
         ];
         if let (Some(id), Some(name)) = (&self.operator, &self.operator_name) {
-            trailers.push(("Mcpevol-Operator", id.clone()));
+            trailers.push(("Mcpevol-Operator", id.to_string()));
             trailers.push(("Mcpevol-Operator-Name", name.clone()));
             trailers.push(("Mcpevol-Targets", self.targets.join(", ")));
         }
@@ -156,9 +298,10 @@ impl RoundRecord {
             trailers.push(("Mcpevol-Added", self.added.join(", ")));
         }
         if !self.patterns.is_empty() {
-            trailers.push(("Mcpevol-Patterns", self.patterns.join(", ")));
+            let patterns: Vec<String> = self.patterns.iter().map(Pattern::to_string).collect();
+            trailers.push(("Mcpevol-Patterns", patterns.join(", ")));
         }
-        trailers.push(("Mcpevol-Backend", self.backend.clone()));
+        trailers.push(("Mcpevol-Backend", self.backend.to_string()));
         if let Some(model) = &self.model {
             trailers.push(("Mcpevol-Model", model.clone()));
         }
@@ -260,16 +403,29 @@ fn read<T: serde::de::DeserializeOwned>(
         })
 }
 
-pub fn read_round(ws: &Workspace, rev: &str) -> Result<Option<RoundRecord>, RecordError> {
-    read(ws, rev, ROUND_PATH)
+/// The round record at `rev`: a version tag, a commit, any revision git resolves.
+pub fn read_round(
+    ws: &Workspace,
+    rev: impl std::fmt::Display,
+) -> Result<Option<RoundRecord>, RecordError> {
+    read(ws, &rev.to_string(), ROUND_PATH)
 }
 
-pub fn read_tools(ws: &Workspace, rev: &str) -> Result<Option<LiveTools>, RecordError> {
-    read(ws, rev, TOOLS_PATH)
+/// The live tool list recorded at `rev`.
+pub fn read_tools(
+    ws: &Workspace,
+    rev: impl std::fmt::Display,
+) -> Result<Option<LiveTools>, RecordError> {
+    read(ws, &rev.to_string(), TOOLS_PATH)
 }
 
 /// The model exchanges recorded with a version, in the order they were made.
-pub fn read_exchanges(ws: &Workspace, rev: &str) -> Result<Vec<crate::llm::Exchange>, RecordError> {
+pub fn read_exchanges(
+    ws: &Workspace,
+    rev: impl std::fmt::Display,
+) -> Result<Vec<crate::llm::Exchange>, RecordError> {
+    let rev = rev.to_string();
+    let rev = rev.as_str();
     let Some(text) = ws.read_at(rev, EXCHANGES_PATH)? else {
         return Ok(Vec::new());
     };

@@ -51,7 +51,7 @@ fn versions(work: &Path) -> Vec<(String, String)> {
     ws.versions()
         .unwrap()
         .into_iter()
-        .map(|v| (v.tag, v.commit))
+        .map(|v| (v.tag.to_string(), v.commit))
         .collect()
 }
 

@@ -78,18 +78,18 @@ fn replies_that_edit_outside_the_workspace_sources_are_refused_and_fed_back_and_
     let before = common::tree_digest(&shared);
     let config_before = std::fs::read(work.join(".git/config")).unwrap();
 
-    let op = good.operator.clone().unwrap();
+    let op = good.operator.clone().unwrap().to_string();
     let mut script = vec![Scripted::reply(selection(&op, &good.targets))];
     script.extend(
         attacks
             .iter()
             .map(|(h, _)| Scripted::reply(blocks(std::slice::from_ref(h)))),
     );
-    script.push(Scripted::reply(blocks(&good.hunks)));
+    script.push(Scripted::reply(blocks(&good.hunks())));
     script.push(Scripted::reply(tests_reply(good)));
     let stub = StubServer::start(script);
     let mut opts = options(llm(&stub, Duration::from_secs(30)), 1, &[&op]);
-    opts.max_attempts = attacks.len() as u32 + 1;
+    opts.opts.max_attempts = attacks.len() as u32 + 1;
     let rounds = evolve_with(&work, &opts);
     assert_eq!(
         rounds[0].status,

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 use std::time::Duration;
 
-use mcpevol::evolve::{self, Options};
+use mcpevol::evolve::{self, Backend, EvolveOptions};
 use mcpevol::init::{InitOptions, init};
 use mcpevol::inventory::Style;
 use mcpevol::version_record;
@@ -17,10 +17,13 @@ fn init_options() -> InitOptions {
     InitOptions::new(None)
 }
 
-fn options(rounds: u32, seed: u64, operators: &[&str]) -> Options {
-    Options {
-        operators: operators.iter().map(|s| s.to_string()).collect(),
-        ..Options::rules(rounds, seed)
+fn options(rounds: u32, seed: u64, operators: &[&str]) -> EvolveOptions {
+    EvolveOptions {
+        operators: operators
+            .iter()
+            .map(|s| mcpevol::operators::OperatorId::parse(s))
+            .collect(),
+        ..EvolveOptions::new(rounds, seed)
     }
 }
 
@@ -48,7 +51,12 @@ fn five_rounds_on_a_fixture_give_tagged_validated_versions_and_a_clean_tree() {
     rt.block_on(init(&fixture("switch-esm"), &work, &init_options()))
         .unwrap();
     let rounds = rt
-        .block_on(evolve::evolve(&work, &options(5, 11, &[]), |_| {}))
+        .block_on(evolve::evolve(
+            &work,
+            &Backend::Rules,
+            &options(5, 11, &[]),
+            |_| {},
+        ))
         .unwrap();
     assert_eq!(rounds.len(), 5);
     assert!(
@@ -58,7 +66,12 @@ fn five_rounds_on_a_fixture_give_tagged_validated_versions_and_a_clean_tree() {
         "{rounds:?}"
     );
     let ws = Workspace::open(&work).unwrap();
-    let tags: Vec<String> = ws.versions().unwrap().into_iter().map(|v| v.tag).collect();
+    let tags: Vec<String> = ws
+        .versions()
+        .unwrap()
+        .into_iter()
+        .map(|v| v.tag.to_string())
+        .collect();
     assert_eq!(tags, ["v0", "v1", "v2", "v3", "v4", "v5"]);
     assert_eq!(ws.resolve("early").unwrap(), ws.resolve("v0").unwrap());
     assert_eq!(ws.resolve("middle").unwrap(), ws.resolve("v3").unwrap());
@@ -87,7 +100,10 @@ fn five_rounds_on_a_fixture_give_tagged_validated_versions_and_a_clean_tree() {
         let message = ws.message(&tag).unwrap();
         let trailers = mcpevol::workspace::trailers(&message);
         assert!(
-            trailers.contains(&("Mcpevol-Operator".into(), round.operator.clone().unwrap())),
+            trailers.contains(&(
+                "Mcpevol-Operator".into(),
+                round.operator.clone().unwrap().to_string()
+            )),
             "{message}"
         );
         assert!(
@@ -106,6 +122,7 @@ fn five_rounds_on_a_fixture_give_tagged_validated_versions_and_a_clean_tree() {
             .unwrap()
             .operator
             .unwrap()
+            .as_str()
     );
     let diff = mcpevol(&["diff", work.to_str().unwrap(), "v0", "v5", "--json"]);
     let diff: serde_json::Value = serde_json::from_slice(&diff.stdout).unwrap();
@@ -140,15 +157,18 @@ fn every_operator_is_applied_validated_and_committed_on_servers_of_all_four_styl
         );
         for op in ops {
             let rounds = rt
-                .block_on(evolve::evolve(&work, &options(1, 3, &[op]), |_| {}))
+                .block_on(evolve::evolve(
+                    &work,
+                    &Backend::Rules,
+                    &options(1, 3, &[op]),
+                    |_| {},
+                ))
                 .unwrap();
             match rounds.first() {
                 Some(r) if r.status == evolve::RoundStatus::Committed => {
                     let ws = Workspace::open(&work).unwrap();
-                    let round = version_record::read_round(&ws, &r.version)
-                        .unwrap()
-                        .unwrap();
-                    assert_eq!(round.operator.as_deref(), Some(op));
+                    let round = version_record::read_round(&ws, r.version).unwrap().unwrap();
+                    assert_eq!(round.operator.as_ref().map(|o| o.as_str()), Some(op));
                     committed.entry(op).or_default().insert(style);
                 }
                 other => failures.push(format!("{server} {op}: {other:?}")),
@@ -179,14 +199,19 @@ fn the_same_seed_on_a_fresh_init_gives_identical_commits() {
         let work = dir.path().join(run);
         rt.block_on(init(&fixture("if-cjs"), &work, &init_options()))
             .unwrap();
-        rt.block_on(evolve::evolve(&work, &options(4, 99, &[]), |_| {}))
-            .unwrap();
+        rt.block_on(evolve::evolve(
+            &work,
+            &Backend::Rules,
+            &options(4, 99, &[]),
+            |_| {},
+        ))
+        .unwrap();
         let ws = Workspace::open(&work).unwrap();
         heads.push(
             ws.versions()
                 .unwrap()
                 .into_iter()
-                .map(|v| (ws.tree_id(&v.tag).unwrap(), v.tag, v.commit))
+                .map(|v| (ws.tree_id(&v.tag.to_string()).unwrap(), v.tag, v.commit))
                 .collect::<Vec<_>>(),
         );
     }
@@ -203,8 +228,13 @@ fn a_different_seed_evolves_differently() {
         let work = dir.path().join(seed.to_string());
         rt.block_on(init(&fixture("register-esm"), &work, &init_options()))
             .unwrap();
-        rt.block_on(evolve::evolve(&work, &options(3, seed, &[]), |_| {}))
-            .unwrap();
+        rt.block_on(evolve::evolve(
+            &work,
+            &Backend::Rules,
+            &options(3, seed, &[]),
+            |_| {},
+        ))
+        .unwrap();
         trees.push(Workspace::open(&work).unwrap().tree_id("v3").unwrap());
     }
     assert_ne!(trees[0], trees[1]);
@@ -235,6 +265,7 @@ fn git_status_is_clean_at_a_version(work: &Path) -> String {
         .find(|v| v.commit == head)
         .expect("HEAD is a version")
         .tag
+        .to_string()
 }
 
 #[test]
@@ -318,7 +349,9 @@ fn evolve_on_a_server_that_no_longer_starts_names_the_cause_and_changes_nothing(
     )
     .unwrap();
     let ws = Workspace::open(&work).unwrap();
-    let broken = ws.commit_version(1, "broken by hand").unwrap();
+    let broken = ws
+        .commit_version(mcpevol::workspace::VersionTag::new(1), "broken by hand")
+        .unwrap();
     let out = mcpevol(&[
         "evolve",
         work.to_str().unwrap(),
@@ -352,7 +385,12 @@ fn a_forced_operator_that_fits_no_tool_fails_the_round_cleanly_with_the_reason()
     let mut last = None;
     for _ in 0..6 {
         let rounds = rt
-            .block_on(evolve::evolve(&work, &options(1, 1, &["O7"]), |_| {}))
+            .block_on(evolve::evolve(
+                &work,
+                &Backend::Rules,
+                &options(1, 1, &["O7"]),
+                |_| {},
+            ))
             .unwrap();
         last = rounds.into_iter().next();
         if last

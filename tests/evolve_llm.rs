@@ -36,7 +36,11 @@ fn five_rounds_of_a_real_server_through_the_stub_are_committed_and_replay_reprod
         let tag = format!("v{k}");
         let r = version_record::read_round(&ws, &tag).unwrap().unwrap();
         // Records name the model's provider: the stub endpoint's host, not "openai".
-        assert!(r.backend.starts_with("127.0.0.1:"), "{}", r.backend);
+        assert!(
+            r.backend.as_str().starts_with("127.0.0.1:"),
+            "{}",
+            r.backend
+        );
         assert_eq!(r.operator, plan.operator, "{tag}");
         assert!(
             r.usage.unwrap().total_tokens > 0,
@@ -50,7 +54,7 @@ fn five_rounds_of_a_real_server_through_the_stub_are_committed_and_replay_reprod
         assert!(r.generated_tests.iter().all(|t| t.passed));
     }
     assert_eq!(stub.requests().len(), 15);
-    let log = mcpevol::report::log(&ws).unwrap();
+    let log = mcpevol::history::log(&ws).unwrap();
     assert!(log[1..].iter().all(|e| e.tests.failed == 0));
 
     // Replay: no endpoint at all, the same commit trees.
@@ -81,7 +85,7 @@ fn every_kind_of_bad_reply_goes_back_to_the_model_until_a_good_one_commits() {
     let source = common::repo().join("fixtures/switch-esm");
     let planned = rules_rounds(&source, None, 1, dir.path());
     let good = &planned[0];
-    let hunk = &good.hunks[0];
+    let hunk = &good.hunks()[0];
     let broken = Hunk {
         replace: format!("{}\n  const = ;\n", hunk.replace),
         ..hunk.clone()
@@ -90,14 +94,14 @@ fn every_kind_of_bad_reply_goes_back_to_the_model_until_a_good_one_commits() {
         search: "this line is not in the file\n".into(),
         ..hunk.clone()
     };
-    let op = good.operator.clone().unwrap();
+    let op = good.operator.clone().unwrap().to_string();
     let script = vec![
         Scripted::reply(format!("I would use {op} on {:?}.", good.targets)),
         Scripted::reply(selection(&op, &["no_such_tool".into()])),
         Scripted::reply(selection(&op, &good.targets)),
         Scripted::reply(blocks(&[missing])),
         Scripted::reply(blocks(&[broken])),
-        Scripted::reply(blocks(&good.hunks)),
+        Scripted::reply(blocks(&good.hunks())),
         Scripted::reply(tests_reply(good)),
     ];
     let stub = StubServer::start(script);
@@ -193,8 +197,11 @@ fn a_rate_limited_request_is_retried_and_the_round_commits() {
     let p = &planned[0];
     let stub = StubServer::start(vec![
         Scripted::rate_limited(1),
-        Scripted::reply(selection(p.operator.as_deref().unwrap(), &p.targets)),
-        Scripted::reply(blocks(&p.hunks)),
+        Scripted::reply(selection(
+            &p.operator.as_ref().unwrap().to_string(),
+            &p.targets,
+        )),
+        Scripted::reply(blocks(&p.hunks())),
         Scripted::reply(tests_reply(p)),
     ]);
     let work = dir.path().join("llm");
@@ -298,8 +305,11 @@ fn the_api_key_appears_nowhere_in_the_workspace_its_history_or_the_output() {
     let planned = rules_rounds(&source, None, 1, dir.path());
     let p = &planned[0];
     let stub = StubServer::start(vec![
-        Scripted::reply(selection(p.operator.as_deref().unwrap(), &p.targets)),
-        Scripted::reply(blocks(&p.hunks)),
+        Scripted::reply(selection(
+            &p.operator.as_ref().unwrap().to_string(),
+            &p.targets,
+        )),
+        Scripted::reply(blocks(&p.hunks())),
         Scripted::reply(tests_reply(p)),
     ]);
     let work = dir.path().join("llm");

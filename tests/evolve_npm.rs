@@ -4,7 +4,7 @@
 mod common;
 
 use mcpevol::catalog::Catalog;
-use mcpevol::evolve::{self, Options};
+use mcpevol::evolve::{self, Backend, EvolveOptions};
 use mcpevol::init::{InitOptions, init};
 use mcpevol::workspace::Workspace;
 
@@ -20,7 +20,7 @@ fn every_real_server_reaches_v5_with_the_rules_backend() {
     for entry in &catalog.servers {
         if !packages
             .iter()
-            .any(|(_, e): &(String, &mcpevol::catalog::Entry)| e.package == entry.package)
+            .any(|(_, e): &(String, &mcpevol::catalog::CatalogEntry)| e.package == entry.package)
         {
             packages.push((entry.id.clone(), entry));
         }
@@ -36,12 +36,12 @@ fn every_real_server_reaches_v5_with_the_rules_backend() {
                 let source = entry.package_dir(&dir).to_string_lossy().into_owned();
                 async move {
                     let init_opts = InitOptions::new(Some(entry.launch_config()));
-                    let opts = Options::rules(5, 2026);
+                    let opts = EvolveOptions::new(5, 2026);
                     let result = async {
                         init(&source, &work, &init_opts)
                             .await
                             .map_err(|e| e.to_string())?;
-                        let rounds = evolve::evolve(&work, &opts, |_| {})
+                        let rounds = evolve::evolve(&work, &Backend::Rules, &opts, |_| {})
                             .await
                             .map_err(|e| e.to_string())?;
                         Ok(rounds
@@ -51,7 +51,7 @@ fn every_real_server_reaches_v5_with_the_rules_backend() {
                                     "{} {} {}",
                                     r.version,
                                     format!("{:?}", r.status).to_lowercase(),
-                                    r.operator.as_deref().unwrap_or("-")
+                                    r.operator.as_ref().map_or("-", |o| o.as_str())
                                 )
                             })
                             .collect())
@@ -69,7 +69,12 @@ fn every_real_server_reaches_v5_with_the_rules_backend() {
             Ok(rounds) => {
                 println!("{id:<22} {}", rounds.join(", "));
                 let ws = Workspace::open(&scratch.path().join(id)).unwrap();
-                let tags: Vec<String> = ws.versions().unwrap().into_iter().map(|v| v.tag).collect();
+                let tags: Vec<String> = ws
+                    .versions()
+                    .unwrap()
+                    .into_iter()
+                    .map(|v| v.tag.to_string())
+                    .collect();
                 // Failed tries are allowed (they are rolled back, recorded and retried); the
                 // server must still reach v5.
                 if tags.len() != 6 {

@@ -5,7 +5,7 @@ mod common;
 
 use std::path::Path;
 
-use mcpevol::evolve::{self, Options};
+use mcpevol::evolve::{self, Backend, EvolveOptions};
 use mcpevol::hunks::{self, Hunk};
 use mcpevol::init::{InitOptions, init};
 use mcpevol::syntax_check::{Before, check_files};
@@ -16,10 +16,10 @@ fn init_options() -> InitOptions {
     InitOptions::new(None)
 }
 
-fn options(seed: u64, operator: &str) -> Options {
-    Options {
-        operators: vec![operator.to_string()],
-        ..Options::rules(1, seed)
+fn options(seed: u64, operator: &str) -> EvolveOptions {
+    EvolveOptions {
+        operators: vec![mcpevol::operators::OperatorId::parse(operator)],
+        ..EvolveOptions::new(1, seed)
     }
 }
 
@@ -42,15 +42,18 @@ fn evolve_each(name: &str, ops: &[&str]) -> Vec<String> {
     let mut failures = Vec::new();
     for op in ops {
         let rounds = rt
-            .block_on(evolve::evolve(&work, &options(7, op), |_| {}))
+            .block_on(evolve::evolve(
+                &work,
+                &Backend::Rules,
+                &options(7, op),
+                |_| {},
+            ))
             .unwrap();
         match rounds.first() {
             Some(r) if r.status == evolve::RoundStatus::Committed => {
                 let ws = Workspace::open(&work).unwrap();
-                let round = version_record::read_round(&ws, &r.version)
-                    .unwrap()
-                    .unwrap();
-                assert_eq!(round.operator.as_deref(), Some(*op));
+                let round = version_record::read_round(&ws, r.version).unwrap().unwrap();
+                assert_eq!(round.operator.as_ref().map(|o| o.as_str()), Some(*op));
                 assert!(!round.schema_changes.is_empty(), "{op} changed nothing");
             }
             other => failures.push(format!("{name} {op}: {other:?}")),

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use mcpevol::server::session::{Outcome, Session, Status};
+use mcpevol::server::session::{CallStatus, Outcome, Session};
 use mcpevol::server::{LaunchConfig, ServerError};
 use serde_json::Map;
 
@@ -178,9 +178,12 @@ fn a_tool_call_that_never_returns_times_out_and_the_server_still_answers_others(
         session.close().await;
         (hung, after)
     });
-    assert_eq!(hung.status, Status::Timeout, "{hung:?}");
+    assert_eq!(hung.status, CallStatus::Timeout, "{hung:?}");
     assert_eq!(hung.text, "no answer within 2s");
-    assert_eq!((after.status, after.text.as_str()), (Status::Ok, "pong"));
+    assert_eq!(
+        (after.status, after.text.as_str()),
+        (CallStatus::Ok, "pong")
+    );
 }
 
 #[test]
@@ -206,7 +209,7 @@ fn a_server_flooding_stderr_is_still_listed_and_called() {
     let outcome = Run::new("stderr-flood").call("ping", Duration::from_secs(5));
     assert_eq!(
         (outcome.status, outcome.text.as_str()),
-        (Status::Ok, "pong")
+        (CallStatus::Ok, "pong")
     );
 }
 
@@ -240,7 +243,7 @@ fn a_malformed_tool_list_is_an_error_saying_so() {
 #[test]
 fn a_50_mb_tool_result_fails_the_call_naming_the_limit() {
     let outcome = Run::new("huge-result").call("dump", Duration::from_secs(10));
-    assert_eq!(outcome.status, Status::Crashed, "{outcome:?}");
+    assert_eq!(outcome.status, CallStatus::Crashed, "{outcome:?}");
     assert!(
         outcome.text.contains("more than 16 MiB on stdout"),
         "{outcome:?}"
@@ -353,13 +356,18 @@ fn a_model_that_writes_each_fault_into_the_server_gets_each_cause_back_and_the_w
     script.push(test_cases);
     let stub = StubServer::start(script);
     let mut opts = options(llm(&stub, Duration::from_secs(30)), 1, &["O9"]);
-    opts.timeout = Duration::from_secs(3);
-    opts.max_attempts = faults.len() as u32 + 1;
+    opts.opts.timeout = Duration::from_secs(3);
+    opts.opts.max_attempts = faults.len() as u32 + 1;
 
     let rt = tokio::runtime::Runtime::new().unwrap();
     let pipes = open_pipes();
     let rounds = rt
-        .block_on(mcpevol::evolve::evolve(&work, &opts, |_| {}))
+        .block_on(mcpevol::evolve::evolve(
+            &work,
+            &opts.backend,
+            &opts.opts,
+            |_| {},
+        ))
         .unwrap();
     assert_eq!(
         rounds[0].status,

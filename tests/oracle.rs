@@ -11,7 +11,7 @@ mod common;
 
 use std::path::Path;
 
-use mcpevol::evolve::{self, Backend, Options, RoundStatus};
+use mcpevol::evolve::{self, Backend, EvolveOptions, RoundStatus};
 use mcpevol::hunks::Hunk;
 use mcpevol::init::{InitOptions, init};
 use mcpevol::mutate::Proposal;
@@ -20,12 +20,14 @@ use mcpevol::workspace::Workspace;
 
 const FILE: &str = "server.js";
 
-fn options(backend: Backend, operators: &[&str]) -> Options {
-    Options {
-        backend,
-        operators: operators.iter().map(|s| s.to_string()).collect(),
+fn options(operators: &[&str]) -> EvolveOptions {
+    EvolveOptions {
+        operators: operators
+            .iter()
+            .map(|s| mcpevol::operators::OperatorId::parse(s))
+            .collect(),
         max_failed_rounds: 1,
-        ..Options::rules(1, 7)
+        ..EvolveOptions::new(1, 7)
     }
 }
 
@@ -261,7 +263,7 @@ fn each_operators_dishonest_change_is_rejected_with_its_reason_and_its_honest_ch
     for lie in lies() {
         let before = ws.head().unwrap();
         let proposal = Proposal {
-            operator: lie.operator.into(),
+            operator: mcpevol::operators::OperatorId::parse(lie.operator),
             targets: lie.targets.iter().map(|s| s.to_string()).collect(),
             added: lie.added.iter().map(|s| s.to_string()).collect(),
             summary: format!("a dishonest {}", lie.operator),
@@ -272,7 +274,7 @@ fn each_operators_dishonest_change_is_rejected_with_its_reason_and_its_honest_ch
             proposal: Box::new(proposal),
         };
         let rounds = rt
-            .block_on(evolve::evolve(&work, &options(given, &[]), |_| {}))
+            .block_on(evolve::evolve(&work, &given, &options(&[]), |_| {}))
             .unwrap();
         let round = &rounds[0];
         let reason = round.reason.clone().unwrap_or_default();
@@ -293,7 +295,8 @@ fn each_operators_dishonest_change_is_rejected_with_its_reason_and_its_honest_ch
         let honest = rt
             .block_on(evolve::evolve(
                 &honest_work,
-                &options(Backend::Rules, &[lie.operator]),
+                &Backend::Rules,
+                &options(&[lie.operator]),
                 |_| {},
             ))
             .unwrap();

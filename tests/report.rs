@@ -41,7 +41,7 @@ fn records(batch: &Path) -> BTreeMap<String, Vec<RoundRecord>> {
                 .versions()
                 .unwrap()
                 .iter()
-                .map(|v| version_record::read_round(&ws, &v.tag).unwrap().unwrap())
+                .map(|v| version_record::read_round(&ws, v.tag).unwrap().unwrap())
                 .collect();
             (name.to_string(), rs)
         })
@@ -174,10 +174,10 @@ fn the_html_report_opens_in_headless_chromium_without_errors_and_shows_every_sec
         );
         for r in rs {
             if let Some(op) = &r.operator {
-                *operators.entry(op.clone()).or_default() += 1;
+                *operators.entry(op.to_string()).or_default() += 1;
             }
             for p in &r.patterns {
-                *patterns.entry(p.clone()).or_default() += 1;
+                *patterns.entry(p.to_string()).or_default() += 1;
             }
             changes += r.schema_changes.len() as u64;
         }

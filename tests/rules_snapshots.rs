@@ -18,7 +18,7 @@ fn proposals(dir: &Path) -> String {
     let root = common::repo().join(root);
     let inventory = mcpevol::anchor::anchor(&root).expect("fixtures anchor");
     let mut out = String::new();
-    for op in rules::OPERATORS {
+    for &op in rules::OPERATORS {
         let ctx = Context {
             root: &root,
             inventory: &inventory,

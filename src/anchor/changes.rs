@@ -18,7 +18,7 @@ const BYTE_DIFF_MAX: usize = 16 * 1024;
 
 /// One difference: `old` in the old text became `new` in the new one (either may be empty).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Change {
+pub struct TextChange {
     pub old: Range<usize>,
     pub new: Range<usize>,
 }
@@ -28,11 +28,11 @@ pub struct Change {
 const REMEMBERED_MIN_BYTES: usize = 128 * 1024;
 
 /// The last diff of a large pair, by the hashes of its texts.
-static LAST: std::sync::Mutex<Option<(u64, u64, Vec<Change>)>> = std::sync::Mutex::new(None);
+static LAST: std::sync::Mutex<Option<(u64, u64, Vec<TextChange>)>> = std::sync::Mutex::new(None);
 
 /// The differences between `old` and `new`, in order, none overlapping. Ranges fall on char
 /// boundaries of their texts.
-pub fn changes(old: &str, new: &str) -> Vec<Change> {
+pub fn changes(old: &str, new: &str) -> Vec<TextChange> {
     if old.len().max(new.len()) < REMEMBERED_MIN_BYTES {
         return diff(old, new);
     }
@@ -51,7 +51,7 @@ pub fn changes(old: &str, new: &str) -> Vec<Change> {
     found
 }
 
-fn diff(old: &str, new: &str) -> Vec<Change> {
+fn diff(old: &str, new: &str) -> Vec<TextChange> {
     if old == new {
         return Vec::new();
     }
@@ -60,7 +60,7 @@ fn diff(old: &str, new: &str) -> Vec<Change> {
     let max_suffix = (a.len() - prefix).min(b.len() - prefix);
     let suffix = common_suffix(&a[a.len() - max_suffix..], &b[b.len() - max_suffix..]);
     let suffix = a.len() - old.ceil_char_boundary(a.len() - suffix);
-    let middle = Change {
+    let middle = TextChange {
         old: prefix..a.len() - suffix,
         new: prefix..b.len() - suffix,
     };
@@ -92,7 +92,7 @@ fn diff(old: &str, new: &str) -> Vec<Change> {
             continue;
         }
         let (o, n) = (op.old_range(), op.new_range());
-        let stretch = Change {
+        let stretch = TextChange {
             old: middle.old.start + old_at[o.start]..middle.old.start + old_at[o.end],
             new: middle.new.start + new_at[n.start]..middle.new.start + new_at[n.end],
         };
@@ -106,7 +106,13 @@ fn diff(old: &str, new: &str) -> Vec<Change> {
 }
 
 /// The byte diff of one stretch, appended to `out` in whole characters.
-fn bytes_diff(old: &str, new: &str, stretch: &Change, deadline: Instant, out: &mut Vec<Change>) {
+fn bytes_diff(
+    old: &str,
+    new: &str,
+    stretch: &TextChange,
+    deadline: Instant,
+    out: &mut Vec<TextChange>,
+) {
     let ops = similar::capture_diff_slices_deadline(
         Algorithm::Myers,
         &old.as_bytes()[stretch.old.clone()],
@@ -115,7 +121,7 @@ fn bytes_diff(old: &str, new: &str, stretch: &Change, deadline: Instant, out: &m
     );
     for op in ops.iter().filter(|op| op.tag() != DiffTag::Equal) {
         let (o, n) = (op.old_range(), op.new_range());
-        let change = Change {
+        let change = TextChange {
             old: old.floor_char_boundary(stretch.old.start + o.start)
                 ..old.ceil_char_boundary(stretch.old.start + o.end),
             new: new.floor_char_boundary(stretch.new.start + n.start)
@@ -168,7 +174,7 @@ mod tests {
 
     /// Applies `changes` to `old` and checks that the result is `new`: the ranges say exactly
     /// what differs.
-    fn replay(old: &str, new: &str, changes: &[Change]) -> String {
+    fn replay(old: &str, new: &str, changes: &[TextChange]) -> String {
         let mut out = String::new();
         let mut at = 0;
         for c in changes {
@@ -188,7 +194,7 @@ mod tests {
         let found = changes(&old, &new);
         assert_eq!(
             found,
-            vec![Change {
+            vec![TextChange {
                 old: 300_000..300_000,
                 new: 300_000..300_010
             }]
@@ -229,7 +235,7 @@ mod tests {
         assert!(changes("abc", "abc").is_empty());
         assert_eq!(
             changes("abcdef", "abef"),
-            vec![Change {
+            vec![TextChange {
                 old: 2..4,
                 new: 2..2
             }]

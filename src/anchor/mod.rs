@@ -35,7 +35,7 @@ pub enum AnchorError {
 
 /// Anchors every tool of the package at `root`.
 pub fn anchor(root: &Path) -> Result<Inventory, AnchorError> {
-    anchor_with(root, &Mutex::new(Cache::default()))
+    anchor_with(root, &Mutex::new(FactsCache::default()))
 }
 
 /// The facts of files read before, by path and a hash of their content. Evolution anchors the
@@ -43,14 +43,14 @@ pub fn anchor(root: &Path) -> Result<Inventory, AnchorError> {
 /// Two versions are kept per file: the one at HEAD and an edited one read ahead by
 /// [`prefetch`], so that a rejected edit does not cost HEAD's facts.
 #[derive(Default)]
-pub struct Cache {
+pub struct FactsCache {
     files: HashMap<String, Vec<(u64, facts::FileFacts)>>,
 }
 
-/// How many versions of one file's facts [`Cache`] keeps.
+/// How many versions of one file's facts [`FactsCache`] keeps.
 const VERSIONS_KEPT: usize = 2;
 
-impl Cache {
+impl FactsCache {
     /// The facts of `rel` at `hash`, which become the last to be dropped.
     fn get(&mut self, rel: &str, hash: u64) -> Option<facts::FileFacts> {
         let versions = self.files.get_mut(rel)?;
@@ -72,7 +72,7 @@ impl Cache {
 /// every source file) into `cache`, so that the next anchoring finds them. Evolution does it
 /// where a server step follows, which it overlaps: once an edit is applied, and while the
 /// first baseline is observed. Files that are not source are skipped.
-pub fn read_ahead(root: &Path, files: Option<&[String]>, cache: &Mutex<Cache>) {
+pub fn read_ahead(root: &Path, files: Option<&[String]>, cache: &Mutex<FactsCache>) {
     let (sources, _) = files::discover(root);
     sources
         .par_iter()
@@ -84,7 +84,7 @@ pub fn read_ahead(root: &Path, files: Option<&[String]>, cache: &Mutex<Cache>) {
 pub fn prefetch(
     root: &Path,
     files: Option<&[String]>,
-    cache: &std::sync::Arc<Mutex<Cache>>,
+    cache: &std::sync::Arc<Mutex<FactsCache>>,
 ) -> std::thread::JoinHandle<()> {
     let (root, cache) = (root.to_path_buf(), cache.clone());
     let files = files.map(<[String]>::to_vec);
@@ -92,7 +92,7 @@ pub fn prefetch(
 }
 
 /// [`anchor`], reusing the facts of files that have not changed since they went into `cache`.
-pub fn anchor_with(root: &Path, cache: &Mutex<Cache>) -> Result<Inventory, AnchorError> {
+pub fn anchor_with(root: &Path, cache: &Mutex<FactsCache>) -> Result<Inventory, AnchorError> {
     check_package(root)?;
     let (files, mut warnings) = files::discover(root);
     let mut read: Vec<(String, facts::FileFacts)> = files
@@ -138,7 +138,7 @@ pub fn check_package(root: &Path) -> Result<(), AnchorError> {
     Ok(())
 }
 
-fn read_cached(file: &SourceFile, cache: &Mutex<Cache>) -> facts::FileFacts {
+fn read_cached(file: &SourceFile, cache: &Mutex<FactsCache>) -> facts::FileFacts {
     let bytes = match std::fs::read(&file.path) {
         Ok(b) => b,
         Err(e) => return skipped(&file.rel, format!("cannot read it: {e}")),
@@ -159,7 +159,7 @@ pub(crate) fn content_hash(bytes: &[u8]) -> u64 {
 }
 
 /// The cache, also after a thread panicked holding it: its entries are whole either way.
-fn lock(cache: &Mutex<Cache>) -> std::sync::MutexGuard<'_, Cache> {
+fn lock(cache: &Mutex<FactsCache>) -> std::sync::MutexGuard<'_, FactsCache> {
     cache.lock().unwrap_or_else(|p| p.into_inner())
 }
 

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use tree_sitter::{InputEdit, Point, Tree};
 
-use super::changes::{Change, changes, common_prefix, common_suffix};
+use super::changes::{TextChange, changes, common_prefix, common_suffix};
 use super::grammar::Lang;
 
 /// Texts shorter than this are parsed afresh: it takes well under a millisecond, and caching
@@ -21,7 +21,7 @@ const CAPACITY: usize = 4;
 /// of the text, a full parse is as fast and simpler to trust.
 const MAX_CHANGED_SHARE: usize = 4;
 
-struct Entry {
+struct CachedTree {
     lang: Lang,
     hash: u64,
     text: Arc<str>,
@@ -30,12 +30,12 @@ struct Entry {
 }
 
 #[derive(Default)]
-struct Cache {
-    entries: Vec<Entry>,
+struct TreeCache {
+    entries: Vec<CachedTree>,
     clock: u64,
 }
 
-static CACHE: Mutex<Cache> = Mutex::new(Cache {
+static CACHE: Mutex<TreeCache> = Mutex::new(TreeCache {
     entries: Vec::new(),
     clock: 0,
 });
@@ -95,7 +95,7 @@ pub fn tree(
     {
         cache.entries.swap_remove(oldest);
     }
-    cache.entries.push(Entry {
+    cache.entries.push(CachedTree {
         lang,
         hash,
         text: Arc::from(src),
@@ -127,7 +127,7 @@ fn shared_ends(a: &str, b: &str) -> usize {
 }
 
 /// Tree-sitter's description of one change; positions count rows and byte columns.
-fn input_edit(old: &str, new: &str, c: &Change) -> InputEdit {
+fn input_edit(old: &str, new: &str, c: &TextChange) -> InputEdit {
     let start_position = point_at(old, c.old.start);
     let rest = &new[c.new.clone()];
     let new_end_position = match rest.rfind('\n') {
@@ -195,7 +195,7 @@ mod tests {
         let e = input_edit(
             "ab\ncd",
             "ab\nxy\nzcd",
-            &Change {
+            &TextChange {
                 old: 3..3,
                 new: 3..7,
             },

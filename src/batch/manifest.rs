@@ -24,7 +24,7 @@ pub const NPM_VIEW_TIMEOUT: Duration = Duration::from_secs(60);
 /// One `[[server]]` table as written.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Entry {
+struct ManifestEntry {
     /// The server's name in the batch: its folder and its key in summaries.
     #[serde(alias = "name")]
     id: String,
@@ -50,7 +50,7 @@ struct Entry {
 #[serde(deny_unknown_fields)]
 struct File {
     #[serde(rename = "server", default)]
-    servers: Vec<Spanned<Entry>>,
+    servers: Vec<Spanned<ManifestEntry>>,
 }
 
 /// Where a server's package comes from.
@@ -222,7 +222,7 @@ impl Manifest {
     }
 }
 
-fn resolve(entry: &Entry, dir: &Path, line: usize) -> Result<Server, String> {
+fn resolve(entry: &ManifestEntry, dir: &Path, line: usize) -> Result<Server, String> {
     let origin = match (&entry.package, &entry.source) {
         (Some(package), None) => Origin::Folder(absolute(&dir.join("node_modules").join(package))),
         (None, Some(source)) if is_folder(source, dir) => {

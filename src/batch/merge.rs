@@ -7,16 +7,16 @@ use std::path::{Path, PathBuf};
 
 use super::BatchError;
 use super::shard::Shard;
-use super::state::{self, Plan, ServerState};
+use super::state::{self, BatchPlan, ServerState};
 use super::summary::Summary;
 use crate::workspace;
 
 /// Joins the shard folders `dirs` into `out` (new or empty) and writes its summary.
 pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Summary, BatchError> {
     let refuse = |why: String| BatchError::Merge(why);
-    let mut shards: Vec<(PathBuf, Plan)> = Vec::new();
+    let mut shards: Vec<(PathBuf, BatchPlan)> = Vec::new();
     for dir in dirs {
-        let plan = Plan::load(dir)?.ok_or_else(|| {
+        let plan = BatchPlan::load(dir)?.ok_or_else(|| {
             refuse(format!(
                 "{} is not a batch folder (no {})",
                 dir.display(),
@@ -104,7 +104,7 @@ pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Summary, BatchError> {
             ServerState::load(dir, name)?.save(out, name)?;
         }
     }
-    let merged = Plan {
+    let merged = BatchPlan {
         shard: Shard::default(),
         ..first
     };

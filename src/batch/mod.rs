@@ -16,18 +16,19 @@ pub mod summary;
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use sha2::{Digest, Sha256};
 use tokio::sync::watch;
 
-use crate::evolve::{self, Backend, RoundOutcome};
+use crate::evolve::{self, Backend, BackendKind, EvolveOptions, RoundOutcome};
 use crate::init::{InitOptions, init};
+use crate::operators::OperatorId;
 use crate::workspace::Workspace;
 use manifest::{Manifest, Server};
 use progress::Progress;
 use shard::Shard;
-use state::{FailedRound, Plan, Planned, ServerState, StepTimes};
+use state::{BatchPlan, Planned, ServerState, StepTimes, UncommittedRound};
 use summary::Summary;
 
 #[derive(Debug, thiserror::Error)]
@@ -68,23 +69,21 @@ impl BatchError {
     }
 }
 
+/// Why a server's backend could not be made (a model client's configuration, say).
+pub type BackendSetupError = Box<dyn std::error::Error + Send + Sync>;
+
 /// Makes a server's backend in its worker thread (a model client is not shared across the
 /// threads' runtimes).
-pub type BackendFor = Arc<dyn Fn(&Server) -> Result<Backend, String> + Send + Sync>;
+pub type BackendFor = Arc<dyn Fn(&Server) -> Result<Backend, BackendSetupError> + Send + Sync>;
 
-pub struct Options {
-    pub rounds: u32,
-    pub seed: u64,
+pub struct BatchOptions {
+    /// How each server evolves: its rounds and seed are the batch's, each server's own come
+    /// from the plan (the manifest's, or derived from the batch seed and its name).
+    pub evolve: EvolveOptions,
     pub jobs: usize,
-    /// The backend's name, as recorded in the plan.
-    pub backend_name: String,
+    /// The kind of backend, as recorded in the plan.
+    pub backend_kind: BackendKind,
     pub backend: BackendFor,
-    pub operator_dirs: Vec<PathBuf>,
-    pub timeout: Duration,
-    pub stages: Vec<(String, String)>,
-    pub max_attempts: u32,
-    /// Failed rounds each server's evolution tolerates (see `evolve::Options`).
-    pub max_failed_rounds: u32,
     pub shard: Shard,
     /// Progress bars (true) or plain lines.
     pub bars: bool,
@@ -99,21 +98,23 @@ pub fn derive_seed(batch_seed: u64, name: &str) -> u64 {
 }
 
 /// The plan of a run of `manifest` with `opts`.
-pub fn plan(manifest: &Manifest, opts: &Options) -> Plan {
-    Plan {
+pub fn plan(manifest: &Manifest, opts: &BatchOptions) -> BatchPlan {
+    BatchPlan {
         manifest: manifest.path.display().to_string(),
         manifest_sha256: manifest.digest.clone(),
-        seed: opts.seed,
-        rounds: opts.rounds,
-        backend: opts.backend_name.clone(),
+        seed: opts.evolve.seed,
+        rounds: opts.evolve.rounds,
+        backend: opts.backend_kind,
         shard: opts.shard,
         servers: manifest
             .servers
             .iter()
             .map(|s| Planned {
                 name: s.name.clone(),
-                seed: s.seed.unwrap_or_else(|| derive_seed(opts.seed, &s.name)),
-                rounds: s.rounds.unwrap_or(opts.rounds),
+                seed: s
+                    .seed
+                    .unwrap_or_else(|| derive_seed(opts.evolve.seed, &s.name)),
+                rounds: s.rounds.unwrap_or(opts.evolve.rounds),
             })
             .collect(),
     }
@@ -125,7 +126,7 @@ pub fn plan(manifest: &Manifest, opts: &Options) -> Plan {
 pub fn run(
     manifest: &Manifest,
     out: &Path,
-    opts: &Options,
+    opts: &BatchOptions,
     cancel: watch::Receiver<bool>,
 ) -> Result<Summary, BatchError> {
     let plan = plan(manifest, opts);
@@ -213,8 +214,8 @@ pub fn run(
 
 /// Whether `out` can hold `plan`: a new or empty folder (false), or one an earlier run of the
 /// same plan left (true).
-fn adoptable(out: &Path, plan: &Plan) -> Result<bool, BatchError> {
-    match Plan::load(out)? {
+fn adoptable(out: &Path, plan: &BatchPlan) -> Result<bool, BatchError> {
+    match BatchPlan::load(out)? {
         Some(earlier) => {
             let mut what = earlier.difference(plan);
             if earlier.shard != plan.shard {
@@ -265,7 +266,7 @@ fn latest_number(ws_dir: &Path) -> u32 {
     Workspace::open(ws_dir)
         .ok()
         .and_then(|ws| ws.latest().ok().flatten())
-        .map_or(0, |v| v.number)
+        .map_or(0, |v| v.number())
 }
 
 /// One server's run in a worker thread.
@@ -273,7 +274,7 @@ struct Job<'a> {
     out: &'a Path,
     server: &'a Server,
     planned: &'a Planned,
-    opts: &'a Options,
+    opts: &'a BatchOptions,
     progress: &'a Progress,
 }
 
@@ -323,7 +324,7 @@ impl Job<'_> {
     /// left half made, and runs the rounds still to do. Failed rounds go to `failed`.
     async fn evolve(
         &self,
-        failed: &mut Vec<FailedRound>,
+        failed: &mut Vec<UncommittedRound>,
         steps: &mut StepTimes,
     ) -> Result<(), String> {
         let name = &self.server.name;
@@ -339,8 +340,8 @@ impl Job<'_> {
                 launch: self.server.launch.clone(),
                 args: Vec::new(),
                 env: self.server.env.clone(),
-                timeout: self.opts.timeout,
-                stages: self.opts.stages.clone(),
+                timeout: self.opts.evolve.timeout,
+                stages: self.opts.evolve.stages.clone(),
             };
             let started = Instant::now();
             let made = init(&self.server.origin.as_source(), &ws_dir, &opts).await;
@@ -352,31 +353,28 @@ impl Job<'_> {
         if remaining == 0 {
             return Ok(());
         }
-        let backend = (self.opts.backend)(self.server)?;
-        let opts = evolve::Options {
-            backend,
-            operator_dirs: self.opts.operator_dirs.clone(),
+        let backend = (self.opts.backend)(self.server).map_err(|e| e.to_string())?;
+        let opts = EvolveOptions {
             rounds: remaining,
             seed: self.planned.seed,
-            operators: Vec::new(),
-            timeout: self.opts.timeout,
-            stages: self.opts.stages.clone(),
-            max_attempts: self.opts.max_attempts,
-            max_failed_rounds: self.opts.max_failed_rounds,
+            ..self.opts.evolve.clone()
         };
         let target = self.planned.rounds;
         self.progress
             .phase(name, &format!("round {}/{target}", reached + 1));
-        evolve::evolve(&ws_dir, &opts, |o: &RoundOutcome| {
+        evolve::evolve(&ws_dir, &backend, &opts, |o: &RoundOutcome| {
             steps.add_round(&o.timings);
-            let op = o.operator.as_deref().unwrap_or("--");
-            let number: u32 = o.version.trim_start_matches('v').parse().unwrap_or(0);
+            let op = o
+                .operator
+                .as_ref()
+                .map_or("--".to_string(), OperatorId::to_string);
+            let number = o.version.number();
             let text = match &o.commit {
                 Some(c) => format!("{} {op} committed {}", o.version, &c[..12.min(c.len())]),
                 None => {
                     let reason = o.reason.clone().unwrap_or_default();
-                    failed.push(FailedRound {
-                        version: o.version.clone(),
+                    failed.push(UncommittedRound {
+                        version: o.version,
                         operator: o.operator.clone(),
                         reason: reason.clone(),
                     });
@@ -410,7 +408,7 @@ pub struct Workspaces {
 /// The workspaces `path` holds: each started server of a batch folder, or `path` itself when
 /// it is a workspace, named after its folder.
 pub fn workspaces(path: &Path) -> Result<Workspaces, BatchError> {
-    let Some(plan) = Plan::load(path)? else {
+    let Some(plan) = BatchPlan::load(path)? else {
         Workspace::open(path).map_err(|e| BatchError::Server {
             name: path.display().to_string(),
             why: e.to_string(),
@@ -439,7 +437,7 @@ pub fn workspaces(path: &Path) -> Result<Workspaces, BatchError> {
 
 /// The summary of a batch folder as its files say now; None for anything else.
 pub fn summary_of(path: &Path) -> Result<Option<Summary>, BatchError> {
-    match Plan::load(path)? {
+    match BatchPlan::load(path)? {
         Some(plan) => Summary::build(path, &plan, &[plan.shard]).map(Some),
         None => Ok(None),
     }
@@ -467,5 +465,5 @@ fn settle(ws_dir: &Path) -> Result<u32, String> {
     if head != latest.commit || dirty {
         ws.restore(&latest.commit).map_err(|e| e.to_string())?;
     }
-    Ok(latest.number)
+    Ok(latest.number())
 }

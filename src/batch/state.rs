@@ -8,6 +8,9 @@ use serde::{Deserialize, Serialize};
 
 use super::BatchError;
 use super::shard::Shard;
+use crate::evolve::BackendKind;
+use crate::operators::OperatorId;
+use crate::workspace::VersionTag;
 
 pub const PLAN_FILE: &str = "batch.json";
 pub const SUMMARY_FILE: &str = "summary.json";
@@ -17,13 +20,13 @@ pub const STATE_DIR: &str = "state";
 /// The settings that make a batch what it is: a second run must use the same ones to resume,
 /// and shards must agree on them to be merged.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Plan {
+pub struct BatchPlan {
     /// The manifest as given on the command line (for people; the digest is what counts).
     pub manifest: String,
     pub manifest_sha256: String,
     pub seed: u64,
     pub rounds: u32,
-    pub backend: String,
+    pub backend: BackendKind,
     pub shard: Shard,
     /// Every server of the manifest, in its order; the shard runs those it owns.
     pub servers: Vec<Planned>,
@@ -38,12 +41,12 @@ pub struct Planned {
     pub rounds: u32,
 }
 
-impl Plan {
+impl BatchPlan {
     pub fn owned(&self) -> impl Iterator<Item = &Planned> {
         self.servers.iter().filter(|p| self.shard.owns(&p.name))
     }
 
-    pub fn load(dir: &Path) -> Result<Option<Plan>, BatchError> {
+    pub fn load(dir: &Path) -> Result<Option<BatchPlan>, BatchError> {
         read_json(&dir.join(PLAN_FILE))
     }
 
@@ -52,7 +55,7 @@ impl Plan {
     }
 
     /// What differs from `other` in the settings that must agree, in words; None if nothing.
-    pub fn difference(&self, other: &Plan) -> Option<String> {
+    pub fn difference(&self, other: &BatchPlan) -> Option<String> {
         let mut d = Vec::new();
         if self.manifest_sha256 != other.manifest_sha256 {
             d.push(format!(
@@ -78,9 +81,9 @@ impl Plan {
 
 /// A round that ended without a commit.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct FailedRound {
-    pub version: String,
-    pub operator: Option<String>,
+pub struct UncommittedRound {
+    pub version: VersionTag,
+    pub operator: Option<OperatorId>,
     pub reason: String,
 }
 
@@ -91,7 +94,7 @@ pub struct ServerState {
     pub finished: bool,
     /// Wall time spent on it, all runs together.
     pub seconds: f64,
-    pub failed_rounds: Vec<FailedRound>,
+    pub failed_rounds: Vec<UncommittedRound>,
     /// Why its last run stopped short (it will be tried again).
     pub error: Option<String>,
     /// Its last run was stopped by a signal.

@@ -8,14 +8,18 @@ use serde::{Deserialize, Serialize};
 
 use super::BatchError;
 use super::shard::Shard;
-use super::state::{self, Plan, Planned, ServerState, StepTimes};
-use crate::history::{self, Tests};
+use super::state::{self, BatchPlan, Planned, ServerState, StepTimes};
+use crate::evolve::{BackendKind, RoundStatus};
+use crate::history;
 use crate::llm::Usage;
+use crate::operators::OperatorId;
+use crate::validate::Tally;
+use crate::workspace::VersionTag;
 use crate::workspace::Workspace;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Status {
+pub enum ServerStatus {
     /// Every round committed.
     Complete,
     /// Finished, with failed rounds.
@@ -30,25 +34,24 @@ pub enum Status {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RoundSummary {
-    pub version: String,
-    /// `committed` or `failed`.
-    pub status: String,
+    pub version: VersionTag,
+    pub status: RoundStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub commit: Option<String>,
-    pub operator: Option<String>,
+    pub operator: Option<OperatorId>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub tests: Option<Tests>,
+    pub tests: Option<Tally>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ServerSummary {
     pub name: String,
     pub seed: u64,
-    pub status: Status,
+    pub status: ServerStatus,
     /// The latest committed version.
-    pub version: Option<String>,
+    pub version: Option<VersionTag>,
     pub rounds: Vec<RoundSummary>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -80,7 +83,7 @@ pub struct Summary {
     pub manifest_sha256: String,
     pub seed: u64,
     pub rounds: u32,
-    pub backend: String,
+    pub backend: BackendKind,
     /// The shards this summary covers: one for a run, all of them once merged.
     pub shards: Vec<Shard>,
     pub servers: Vec<ServerSummary>,
@@ -89,7 +92,7 @@ pub struct Summary {
 
 impl Summary {
     /// Summarizes the servers of `plan` that `shards` own, from what `dir` holds.
-    pub fn build(dir: &Path, plan: &Plan, shards: &[Shard]) -> Result<Summary, BatchError> {
+    pub fn build(dir: &Path, plan: &BatchPlan, shards: &[Shard]) -> Result<Summary, BatchError> {
         let mut servers = Vec::new();
         for planned in &plan.servers {
             if shards.iter().any(|s| s.owns(&planned.name)) {
@@ -102,14 +105,14 @@ impl Summary {
         };
         for s in &servers {
             match s.status {
-                Status::Complete => totals.complete += 1,
-                Status::Incomplete => totals.incomplete += 1,
-                Status::Error => totals.error += 1,
-                Status::Interrupted => totals.interrupted += 1,
-                Status::Pending => totals.pending += 1,
+                ServerStatus::Complete => totals.complete += 1,
+                ServerStatus::Incomplete => totals.incomplete += 1,
+                ServerStatus::Error => totals.error += 1,
+                ServerStatus::Interrupted => totals.interrupted += 1,
+                ServerStatus::Pending => totals.pending += 1,
             }
             for r in &s.rounds {
-                if r.status == "committed" {
+                if r.status == RoundStatus::Committed {
                     totals.rounds_committed += 1;
                 } else {
                     totals.rounds_failed += 1;
@@ -122,7 +125,7 @@ impl Summary {
             manifest_sha256: plan.manifest_sha256.clone(),
             seed: plan.seed,
             rounds: plan.rounds,
-            backend: plan.backend.clone(),
+            backend: plan.backend,
             shards: shards.to_vec(),
             servers,
             totals,
@@ -144,8 +147,11 @@ impl Summary {
                 .rounds
                 .iter()
                 .map(|r| {
-                    let op = r.operator.as_deref().unwrap_or("--");
-                    if r.status == "committed" {
+                    let op = r
+                        .operator
+                        .as_ref()
+                        .map_or("--".to_string(), OperatorId::to_string);
+                    if r.status == RoundStatus::Committed {
                         op.to_string()
                     } else {
                         format!("!{op}")
@@ -157,13 +163,17 @@ impl Summary {
                 "{:<24} {:<11} {:<7} {:<32} {:>7.1}s {:>9}\n",
                 s.name,
                 status.as_str().unwrap_or(""),
-                s.version.as_deref().unwrap_or("-"),
+                s.version.map_or("-".to_string(), |v| v.to_string()),
                 ops.join(" "),
                 s.seconds,
                 s.usage
                     .map_or("-".to_string(), |u| u.total_tokens.to_string())
             );
-            for r in s.rounds.iter().filter(|r| r.status != "committed") {
+            for r in s
+                .rounds
+                .iter()
+                .filter(|r| r.status != RoundStatus::Committed)
+            {
                 out += &format!(
                     "{:<24} {} failed: {}\n",
                     "",
@@ -211,30 +221,25 @@ fn server(dir: &Path, planned: &Planned) -> Result<ServerSummary, BatchError> {
     };
     let mut rounds: Vec<(u32, RoundSummary)> = records
         .iter()
-        .filter(|(v, _)| v.number > 0)
+        .filter(|(v, _)| v.tag != VersionTag::ORIGINAL)
         .map(|(v, r)| {
             let round = RoundSummary {
-                version: v.tag.clone(),
-                status: "committed".into(),
+                version: v.tag,
+                status: RoundStatus::Committed,
                 commit: Some(v.commit.clone()),
                 operator: r.operator.clone(),
                 reason: None,
-                tests: Some(Tests::of(r)),
+                tests: Some(r.tally()),
             };
-            (v.number, round)
+            (v.number(), round)
         })
         .collect();
     for f in &st.failed_rounds {
-        let number = f
-            .version
-            .trim_start_matches('v')
-            .parse()
-            .unwrap_or(u32::MAX);
         rounds.push((
-            number,
+            f.version.number(),
             RoundSummary {
-                version: f.version.clone(),
-                status: "failed".into(),
+                version: f.version,
+                status: RoundStatus::Failed,
                 commit: None,
                 operator: f.operator.clone(),
                 reason: Some(f.reason.clone()),
@@ -242,19 +247,19 @@ fn server(dir: &Path, planned: &Planned) -> Result<ServerSummary, BatchError> {
             },
         ));
     }
-    rounds.sort_by_key(|(n, r)| (*n, r.status == "committed"));
-    let version = records.last().map(|(v, _)| v.tag.clone());
-    let reached = records.last().map_or(0, |(v, _)| v.number);
+    rounds.sort_by_key(|(n, r)| (*n, r.status == RoundStatus::Committed));
+    let version = records.last().map(|(v, _)| v.tag);
+    let reached = records.last().map_or(0, |(v, _)| v.number());
     let status = if st.error.is_some() {
-        Status::Error
+        ServerStatus::Error
     } else if st.interrupted {
-        Status::Interrupted
+        ServerStatus::Interrupted
     } else if !st.finished {
-        Status::Pending
+        ServerStatus::Pending
     } else if reached >= target && st.failed_rounds.is_empty() {
-        Status::Complete
+        ServerStatus::Complete
     } else {
-        Status::Incomplete
+        ServerStatus::Incomplete
     };
     Ok(ServerSummary {
         name: name.to_string(),
@@ -265,7 +270,7 @@ fn server(dir: &Path, planned: &Planned) -> Result<ServerSummary, BatchError> {
         error: st.error,
         seconds: st.seconds,
         steps: st.steps,
-        usage: history::usage(records.iter().map(|(_, r)| r)),
+        usage: history::total_usage(records.iter().map(|(_, r)| r.usage)),
         model: records.iter().rev().find_map(|(_, r)| r.model.clone()),
     })
 }

@@ -9,9 +9,9 @@ use clap::{Args, Subcommand};
 
 use mcpevol::batch::manifest::Manifest;
 use mcpevol::batch::shard::ShardArg;
-use mcpevol::batch::summary::{Status, Summary};
+use mcpevol::batch::summary::{ServerStatus, Summary};
 use mcpevol::batch::{self, merge, state};
-use mcpevol::evolve::{Backend, ReplaySource};
+use mcpevol::evolve::ReplaySource;
 
 use super::options::EvolveArgs;
 
@@ -75,20 +75,13 @@ pub fn run(args: BatchArgs) -> Result<()> {
         let replay = from
             .as_ref()
             .map(|dir| ReplaySource::Workspace(state::workspace_dir(dir, &s.name)));
-        spec.build(replay).map_err(|e| format!("{e:#}"))
+        spec.build(replay).map_err(|e| format!("{e:#}").into())
     });
-    let evolve = common.options(Backend::Rules, rounds)?;
-    let opts = batch::Options {
-        rounds,
-        seed: evolve.seed,
+    let opts = batch::BatchOptions {
+        evolve: common.options(rounds)?,
         jobs: args.jobs,
-        backend_name: common.backend.as_str().to_string(),
+        backend_kind: common.backend,
         backend,
-        operator_dirs: evolve.operator_dirs,
-        timeout: evolve.timeout,
-        stages: evolve.stages,
-        max_attempts: evolve.max_attempts,
-        max_failed_rounds: evolve.max_failed_rounds,
         shard,
         bars: !args.json && std::io::stdout().is_terminal() && std::io::stderr().is_terminal(),
     };
@@ -142,7 +135,7 @@ fn outcome(summary: &Summary, out: &std::path::Path) -> Result<()> {
     let errors: Vec<&str> = summary
         .servers
         .iter()
-        .filter(|s| s.status == Status::Error)
+        .filter(|s| s.status == ServerStatus::Error)
         .map(|s| s.name.as_str())
         .collect();
     if !errors.is_empty() {

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use mcpevol::report;
+use mcpevol::history;
 use mcpevol::workspace::Workspace;
 
 use super::print_json;
@@ -19,12 +19,12 @@ pub struct DiffArgs {
 
 pub fn run(args: DiffArgs) -> Result<()> {
     let ws = Workspace::open(&args.workdir)?;
-    let changes = report::diff(&ws, &args.rev_a, &args.rev_b)?;
+    let changes = history::diff(&ws, &args.rev_a, &args.rev_b)?;
     if args.json {
         return print_json(&serde_json::json!({ "changes": changes }));
     }
     for c in &changes {
-        let pattern = c.pattern.as_deref().unwrap_or("--");
+        let pattern = c.pattern.map_or("--".to_string(), |p| p.to_string());
         let breaking = if c.breaking { "breaking" } else { "" };
         println!("{pattern:<4} {breaking:<9} {} {}", c.tool, c.describe());
     }

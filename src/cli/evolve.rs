@@ -4,7 +4,8 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use mcpevol::evolve;
+use mcpevol::evolve::{self, EvolveOptions};
+use mcpevol::operators::OperatorId;
 use mcpevol::workspace::Workspace;
 
 use super::options::EvolveArgs;
@@ -17,7 +18,7 @@ pub struct EvolveCommandArgs {
     rounds: u32,
     /// Force the operator (repeatable: one per round, in turn).
     #[arg(long = "operator")]
-    operators: Vec<String>,
+    operators: Vec<OperatorId>,
     #[arg(long)]
     json: bool,
     #[command(flatten)]
@@ -36,13 +37,21 @@ pub fn run(args: EvolveCommandArgs) -> Result<()> {
     if let Some(recovery) = Workspace::open(&workdir)?.recover()? {
         eprintln!("recovered: {recovery}");
     }
-    let mut opts = options.options(options.spec().build(None)?, rounds)?;
-    opts.operators = operators;
-    let outcomes = runtime()?.block_on(evolve::evolve_until_interrupted(&workdir, &opts, |o| {
-        if !json {
-            print_outcome(o);
-        }
-    }))?;
+    let backend = options.spec().build(None)?;
+    let opts = EvolveOptions {
+        operators,
+        ..options.options(rounds)?
+    };
+    let outcomes = runtime()?.block_on(evolve::evolve_until_interrupted(
+        &workdir,
+        &backend,
+        &opts,
+        |o| {
+            if !json {
+                print_outcome(o);
+            }
+        },
+    ))?;
     let committed = outcomes
         .iter()
         .filter(|o| o.status == evolve::RoundStatus::Committed)
@@ -63,7 +72,7 @@ pub fn run(args: EvolveCommandArgs) -> Result<()> {
         return Err(super::exit::RoundsFailed {
             message: format!(
                 "{committed} of {rounds} rounds committed, {failed} tries failed; the last: {} after {} attempts: {}; the workspace stays at the last good version",
-                last.map_or("?", |o| o.version.as_str()),
+                last.map_or("?".to_string(), |o| o.version.to_string()),
                 last.map_or(0, |o| o.attempts),
                 last.and_then(|o| o.reason.as_deref())
                     .unwrap_or("no reason given")
@@ -83,7 +92,10 @@ pub fn run(args: EvolveCommandArgs) -> Result<()> {
 /// One line per round on stderr, as it ends: stdout stays for `--json`.
 fn print_outcome(o: &evolve::RoundOutcome) {
     let tools = o.tools.join(", ");
-    let op = o.operator.as_deref().unwrap_or("--");
+    let op = o
+        .operator
+        .as_ref()
+        .map_or("--".to_string(), OperatorId::to_string);
     match &o.commit {
         Some(c) => eprintln!(
             "{} {} {op} {tools} (attempts: {})",

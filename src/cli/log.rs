@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use mcpevol::report;
+use mcpevol::history;
 use mcpevol::workspace::Workspace;
 
 use super::print_json;
@@ -17,13 +17,16 @@ pub struct LogArgs {
 
 pub fn run(args: LogArgs) -> Result<()> {
     let ws = Workspace::open(&args.workdir)?;
-    let entries = report::log(&ws)?;
-    let usage = report::total_usage(&entries);
+    let entries = history::log(&ws)?;
+    let usage = history::total_usage(entries.iter().map(|e| e.usage)).unwrap_or_default();
     if args.json {
         return print_json(&serde_json::json!({ "versions": entries, "usage": usage }));
     }
     for e in &entries {
-        let op = e.operator.as_deref().unwrap_or("--");
+        let op = e
+            .operator
+            .as_ref()
+            .map_or("--".to_string(), |o| o.to_string());
         println!(
             "{:<4} {} {:<4} {:>3} passed {:>2} unverifiable  {}",
             e.version,

@@ -68,7 +68,7 @@ fn list(json: bool, operator_dirs: &[PathBuf]) -> Result<()> {
             o.id,
             o.name,
             level.as_str().unwrap_or(""),
-            o.patterns.join(","),
+            mcpevol::schema::joined_patterns(&o.patterns, ","),
             o.summary
         );
     }

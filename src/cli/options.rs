@@ -7,35 +7,15 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use clap::Args;
 
-use mcpevol::evolve::{self, Backend, ReplaySource};
+use mcpevol::evolve::{self, Backend, BackendKind, EvolveOptions, ReplaySource};
 use mcpevol::llm::{LlmClient, LlmConfig};
 use mcpevol::server;
-
-/// What proposes the changes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum BackendName {
-    /// The deterministic rules: no network, no key.
-    Rules,
-    /// A model behind any OpenAI-compatible endpoint (`--model`, `--base-url`).
-    Openai,
-    /// Recorded model exchanges, replayed (`--from`).
-    Replay,
-}
-
-impl BackendName {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            BackendName::Rules => "rules",
-            BackendName::Openai => "openai",
-            BackendName::Replay => "replay",
-        }
-    }
-}
+use mcpevol::workspace::VersionTag;
 
 #[derive(Args)]
 pub struct EvolveArgs {
-    #[arg(long, value_enum, default_value_t = BackendName::Rules)]
-    pub backend: BackendName,
+    #[arg(long, value_enum, default_value_t = BackendKind::Rules)]
+    pub backend: BackendKind,
     /// The seed (for a batch: the batch seed, from which each server's is derived).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -87,17 +67,16 @@ impl EvolveArgs {
 
     pub fn max_attempts(&self) -> u32 {
         self.max_attempts
-            .unwrap_or(if self.backend == BackendName::Rules {
+            .unwrap_or(if self.backend == BackendKind::Rules {
                 evolve::MAX_ATTEMPTS
             } else {
                 evolve::MAX_MODEL_ATTEMPTS
             })
     }
 
-    /// Evolution options for `rounds` rounds with `backend`, no forced operator.
-    pub fn options(&self, backend: Backend, rounds: u32) -> Result<evolve::Options> {
-        Ok(evolve::Options {
-            backend,
+    /// Evolution options for `rounds` rounds, no forced operator.
+    pub fn options(&self, rounds: u32) -> Result<EvolveOptions> {
+        Ok(EvolveOptions {
             operator_dirs: self.operator_dirs.clone(),
             rounds,
             seed: self.seed,
@@ -114,14 +93,17 @@ pub fn seconds(s: f64) -> Result<Duration> {
     Duration::try_from_secs_f64(s).context("--timeout must be a positive number of seconds")
 }
 
-pub fn parse_stages(s: &str) -> Result<Vec<(String, String)>> {
+pub fn parse_stages(s: &str) -> Result<Vec<evolve::Stage>> {
     s.split(',')
         .filter(|p| !p.trim().is_empty())
         .map(|p| {
             let (k, v) = p
                 .split_once('=')
                 .with_context(|| format!("stage `{p}` is not NAME=VERSION"))?;
-            Ok((k.trim().to_string(), v.trim().to_string()))
+            let version = VersionTag::parse(v.trim()).with_context(|| {
+                format!("stage `{p}`: `{}` is not a version tag like v3", v.trim())
+            })?;
+            Ok((k.trim().to_string(), version))
         })
         .collect()
 }
@@ -129,7 +111,7 @@ pub fn parse_stages(s: &str) -> Result<Vec<(String, String)>> {
 /// The backend options as given on the command line.
 #[derive(Clone, Debug)]
 pub struct BackendSpec {
-    pub name: BackendName,
+    pub name: BackendKind,
     pub model: Option<String>,
     pub base_url: Option<String>,
     pub request_timeout: f64,
@@ -139,7 +121,7 @@ pub struct BackendSpec {
 impl BackendSpec {
     /// Refuses replay without `--from` before any work starts.
     pub fn check(&self) -> Result<()> {
-        if self.name == BackendName::Replay && self.from.is_none() {
+        if self.name == BackendKind::Replay && self.from.is_none() {
             anyhow::bail!(
                 "--backend replay needs --from <WORKDIR>, the workspace whose exchanges to replay"
             );
@@ -151,7 +133,7 @@ impl BackendSpec {
     pub fn build(&self, replay_from: Option<ReplaySource>) -> Result<Backend> {
         self.check()?;
         Ok(match self.name {
-            BackendName::Openai => {
+            BackendKind::Openai => {
                 let mut config = LlmConfig::from_env(self.model.clone(), self.base_url.clone());
                 config.timeout = std::time::Duration::try_from_secs_f64(self.request_timeout)
                     .context("--request-timeout must be a positive number of seconds")?;
@@ -164,12 +146,12 @@ impl BackendSpec {
                     provider,
                 }
             }
-            BackendName::Replay => Backend::Replay {
+            BackendKind::Replay => Backend::Replay {
                 from: replay_from.unwrap_or_else(|| {
                     ReplaySource::parse(self.from.as_deref().expect("checked above"))
                 }),
             },
-            BackendName::Rules => Backend::Rules,
+            BackendKind::Rules => Backend::Rules,
         })
     }
 }

@@ -4,89 +4,88 @@
 
 use std::collections::BTreeMap;
 
-use super::llm::{Talk, feedback};
-use super::round::{Round, TestGen};
+use serde_json::Value;
+
+use super::AttemptError;
+use super::attempt::Round;
+use super::proposer::Ask;
+use super::talk::{Talk, feedback};
 use crate::llm::ChatMessage;
-use crate::mutate::reply::{self, GeneratedTest};
+use crate::mutate::reply::{self, Expect, GeneratedTest};
 use crate::mutate::snippets;
 use crate::prompt::{self, Prompts};
 use crate::schema::{ChangeKind, SchemaChange};
-use crate::server::session::{Session, Status};
+use crate::server::session::{CallStatus, Session};
 use crate::validate;
 use crate::version_record::GeneratedResult;
 
 /// Replies the model gets to write usable test cases.
 const TEST_REPLIES: usize = 2;
 
-impl Round<'_> {
-    /// Asks the model for test cases of the changed tools, once the change has passed its
-    /// contract.
-    pub(super) fn test_generator<'t>(
-        &'t self,
-        talk: &'t Talk<'_>,
-        prompts: &'t Prompts,
-        targets: &'t [String],
-    ) -> Box<TestGen<'t>> {
-        let server_name = crate::server::launch::package_name(self.root);
-        let (root, cache) = (self.root, self.cache);
-        Box::new(
-            move |changes: Vec<SchemaChange>, tools: Vec<serde_json::Value>| {
-                let server_name = server_name.clone();
-                Box::pin(async move {
-                    let mut touched: Vec<String> = changes.iter().map(|c| c.tool.clone()).collect();
-                    touched.extend(super::llm::added_tools(&changes));
-                    touched.extend(targets.iter().cloned());
-                    let schemas: Vec<String> = tools
-                        .iter()
-                        .filter(|t| {
-                            t["name"]
-                                .as_str()
-                                .is_some_and(|n| touched.iter().any(|x| x == n))
-                        })
-                        .map(|t| {
-                            format!("{}: {}", t["name"].as_str().unwrap_or(""), t["inputSchema"])
-                        })
-                        .collect();
-                    let values = BTreeMap::from([
-                        ("server_name", server_name.clone()),
-                        ("tool", touched.join(", ")),
-                        ("schema", schemas.join("\n")),
-                        ("snippets", snippets_of(root, cache, &touched)),
-                    ]);
-                    let text =
-                        prompt::render(&prompts.tests, &values).map_err(|e| e.to_string())?;
-                    let mut messages = vec![ChatMessage::user(text)];
-                    let mut problem = String::new();
-                    for _ in 0..TEST_REPLIES {
-                        let answer = talk.ask(&messages).await?;
-                        problem = match reply::parse_tests(&answer) {
-                            Err(e) => format!("the test cases could not be read: {e}"),
-                            Ok(cases) if cases.is_empty() => {
-                                "the list of test cases is empty; write at least one call"
-                                    .to_string()
-                            }
-                            Ok(cases) if !cases.iter().any(|c| exercises(c, &changes)) => format!(
-                                "none of these calls exercises the change ({}); call a changed or new tool, setting the new or changed parameters",
-                                change_words(&changes)
-                            ),
-                            Ok(cases) => return Ok(cases),
-                        };
-                        messages.push(ChatMessage::assistant(answer));
-                        messages.push(ChatMessage::user(feedback(prompts, &problem)));
-                    }
-                    Err(format!(
-                        "the generated tests were still unusable: {problem}"
-                    ))
-                })
-            },
-        )
+/// Asks the model for test cases of the changed tools, once the change has passed its
+/// contract; refused until at least one call exercises the change.
+pub(super) async fn write_tests(
+    talk: &mut Talk,
+    prompts: &Prompts,
+    ask: &Ask<'_>,
+    targets: &[String],
+    changes: &[SchemaChange],
+    tools: &[Value],
+) -> Result<Vec<GeneratedTest>, AttemptError> {
+    let mut touched: Vec<String> = changes.iter().map(|c| c.tool.clone()).collect();
+    touched.extend(crate::schema::added_names(changes));
+    touched.extend(targets.iter().cloned());
+    let schemas: Vec<String> = tools
+        .iter()
+        .filter(|t| {
+            t["name"]
+                .as_str()
+                .is_some_and(|n| touched.iter().any(|x| x == n))
+        })
+        .map(|t| format!("{}: {}", t["name"].as_str().unwrap_or(""), t["inputSchema"]))
+        .collect();
+    let values = BTreeMap::from([
+        ("server_name", crate::server::launch::package_name(ask.root)),
+        ("tool", touched.join(", ")),
+        ("schema", schemas.join("\n")),
+        ("snippets", snippets_of(ask.root, ask.cache, &touched)),
+    ]);
+    let text = prompt::render(&prompts.tests, &values)
+        .map_err(|e| AttemptError::TestsUnusable(e.to_string()))?;
+    let mut messages = vec![ChatMessage::user(text)];
+    let mut problem = String::new();
+    for _ in 0..TEST_REPLIES {
+        let answer = talk.ask(&messages).await?;
+        problem = match reply::parse_tests(&answer) {
+            Err(e) => format!("the test cases could not be read: {e}"),
+            Ok(cases) if cases.is_empty() => {
+                "the list of test cases is empty; write at least one call".to_string()
+            }
+            Ok(cases) if !cases.iter().any(|c| exercises(c, changes)) => format!(
+                "none of these calls exercises the change ({}); call a changed or new tool, setting the new or changed parameters",
+                change_words(changes)
+            ),
+            Ok(cases) => return Ok(cases),
+        };
+        messages.push(ChatMessage::assistant(answer));
+        messages.push(ChatMessage::user(feedback(prompts, &problem)));
     }
+    Err(AttemptError::TestsUnusable(problem))
+}
 
+impl Round<'_> {
     /// Calls the failed generated cases on the previous version (a snapshot of HEAD): a case
-    /// that fails there the same way expected something this machine cannot show, so it says
-    /// nothing about the edit and becomes unverifiable.
-    pub(super) async fn excuse_on_previous(&self, results: &mut [GeneratedResult]) {
-        if results.iter().all(|r| r.passed) {
+    /// that fails there exactly the same way (same status, same answer) expected something this
+    /// machine cannot show, so it says nothing about the edit and becomes unverifiable. A case
+    /// of a tool the previous version did not list is never excused: its failure there says
+    /// nothing about the new tool.
+    pub(super) async fn excuse_on_previous(
+        &self,
+        previous: &[Value],
+        results: &mut [GeneratedResult],
+    ) {
+        let listed = |tool: &str| previous.iter().any(|t| t["name"] == tool);
+        if results.iter().all(|r| r.passed || !listed(&r.test.tool)) {
             return;
         }
         let Ok(dir) = tempfile::tempdir() else {
@@ -102,8 +101,10 @@ impl Round<'_> {
         else {
             return;
         };
-        for r in results.iter_mut().filter(|r| !r.passed) {
-            // Calls that name a tool the previous version lacks cannot fail "the same way".
+        for r in results
+            .iter_mut()
+            .filter(|r| !r.passed && listed(&r.test.tool))
+        {
             let before = session
                 .call(
                     &r.test.tool,
@@ -111,8 +112,11 @@ impl Round<'_> {
                     validate::CALL_TIMEOUT,
                 )
                 .await;
-            let same = before.status == r.status && generated_failure(&r.test, &before).is_some();
-            if same && !matches!(r.status, Status::Crashed | Status::Timeout) {
+            let same = before.status == r.status
+                && validate::normalize::normalize(&before.text)
+                    == validate::normalize::normalize(&r.text)
+                && generated_failure(&r.test, &before).is_some();
+            if same && !matches!(r.status, CallStatus::Crashed | CallStatus::Timeout) {
                 r.verdict = validate::Verdict::Unverifiable;
                 r.reason = Some(format!(
                     "the previous version answers this call the same way, so the expectation was wrong ({})",
@@ -127,7 +131,7 @@ impl Round<'_> {
 /// The source of the touched tools as the new version holds them, for the test prompt.
 fn snippets_of(
     root: &std::path::Path,
-    cache: &std::sync::Mutex<crate::anchor::Cache>,
+    cache: &std::sync::Mutex<crate::anchor::FactsCache>,
     touched: &[String],
 ) -> String {
     let Ok(inventory) = crate::anchor::anchor_with(root, cache) else {
@@ -181,6 +185,7 @@ pub(super) async fn run_generated(
         out.push(GeneratedResult {
             test,
             status: outcome.status,
+            text: outcome.text.clone(),
             verdict: if reason.is_none() {
                 validate::Verdict::Passed
             } else {
@@ -208,12 +213,12 @@ fn generated_failure(
                 .collect::<String>(),
         )
     };
-    let succeeded = outcome.status == Status::Ok;
+    let succeeded = outcome.status == CallStatus::Ok;
     match outcome.status {
-        Status::Crashed | Status::Timeout => {
+        CallStatus::Crashed | CallStatus::Timeout => {
             Some(format!("{:?}: {}", outcome.status, quote(&outcome.text)))
         }
-        _ if succeeded != (test.expect == "success") => Some(format!(
+        _ if succeeded != (test.expect == Expect::Success) => Some(format!(
             "expected {} but it answered {:?}: {}",
             test.expect,
             outcome.status,
@@ -237,7 +242,7 @@ mod tests {
         GeneratedTest {
             tool: tool.into(),
             arguments: args.as_object().cloned().unwrap_or_default(),
-            expect: "success".into(),
+            expect: Expect::Success,
             contains: None,
         }
     }

@@ -18,11 +18,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::hunks::Hunk;
 use crate::inventory::Inventory;
+use crate::operators::OperatorId;
 
-/// What one round proposes to change.
+/// One change a backend proposes: one operator applied to its tools.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Proposal {
-    pub operator: String,
+    pub operator: OperatorId,
     /// The existing tools the change is about (a removed or renamed tool by its old name).
     pub targets: Vec<String>,
     /// Tools the change adds, by their new names.
@@ -33,6 +34,13 @@ pub struct Proposal {
     /// What the change claims to do to the tools' answers; the oracle checks each claim.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub effects: Vec<crate::validate::Effect>,
+}
+
+impl Proposal {
+    /// Whether the change is about `tool` (a target, or a tool it adds).
+    pub fn touches(&self, tool: &str) -> bool {
+        self.targets.iter().chain(&self.added).any(|t| t == tool)
+    }
 }
 
 /// What a mutator sees of the server.
@@ -48,9 +56,11 @@ pub struct Context<'a> {
 #[derive(Debug, thiserror::Error)]
 pub enum MutateError {
     #[error("operator {operator} does not apply to this server: {why}")]
-    NotApplicable { operator: String, why: String },
+    NotApplicable { operator: OperatorId, why: String },
+    #[error("the handler of `{tool}` cannot be wrapped: {why}")]
+    Unwrappable { tool: String, why: &'static str },
     #[error("operator {0} is not known to the rules backend")]
-    UnknownOperator(String),
+    UnknownOperator(OperatorId),
     #[error("cannot read {file}: {source}")]
     Io {
         file: String,

@@ -17,7 +17,7 @@ use crate::operators::Builtin::{self, *};
 use crate::validate::Effect;
 
 /// The operators the rules backend implements: every built-in one.
-pub const OPERATORS: [Builtin; 11] = Builtin::ALL;
+pub const OPERATORS: &[Builtin] = Builtin::ALL;
 
 /// Why `op` cannot change `tool`, or Ok when it can.
 pub fn applies(op: Builtin, tool: &Tool, all: &[Tool]) -> Result<(), &'static str> {
@@ -217,7 +217,7 @@ pub fn propose(op: Builtin, ctx: &Context) -> Result<Proposal, MutateError> {
     let Some(tool) = rng.pick(&fitting).copied() else {
         if !ctx.avoid.is_empty() && tools.iter().any(|t| applies(op, t, tools).is_ok()) {
             return Err(MutateError::NotApplicable {
-                operator: op.id().to_string(),
+                operator: op.into(),
                 why: format!(
                     "every tool it fits failed an earlier attempt this round ({})",
                     ctx.avoid.join(", ")
@@ -234,7 +234,7 @@ pub fn propose(op: Builtin, ctx: &Context) -> Result<Proposal, MutateError> {
                 )
             });
         return Err(MutateError::NotApplicable {
-            operator: op.id().to_string(),
+            operator: op.into(),
             why,
         });
     };
@@ -255,7 +255,7 @@ pub fn propose(op: Builtin, ctx: &Context) -> Result<Proposal, MutateError> {
         ..
     } = r;
     Ok(Proposal {
-        operator: op.id().to_string(),
+        operator: op.into(),
         targets,
         added,
         summary,
@@ -682,7 +682,7 @@ impl Draft<'_> {
         let value = self.e.slice(self.root, &site.value)?;
         if !value.starts_with('{') {
             return Err(MutateError::NotApplicable {
-                operator: operator.id().into(),
+                operator: operator.into(),
                 why: format!("`{}` is not an object literal", site.name),
             });
         }

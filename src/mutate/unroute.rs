@@ -55,7 +55,7 @@ fn tree(root: &Path, text: &str, span: &Span) -> Result<tree_sitter::Tree, Mutat
 
 fn not_applicable(why: &str) -> MutateError {
     MutateError::NotApplicable {
-        operator: "O3".into(),
+        operator: crate::operators::Builtin::ToolRemoval.into(),
         why: why.into(),
     }
 }

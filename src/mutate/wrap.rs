@@ -44,9 +44,9 @@ pub fn wrappable(root: &Path, tool: &Tool) -> Result<(), &'static str> {
 
 /// Adds `around` to the calls of `tool`.
 pub fn wrap(e: &mut Edits, root: &Path, tool: &Tool, around: &Around) -> Result<(), MutateError> {
-    let site = site(root, tool).map_err(|why| MutateError::NotApplicable {
-        operator: "wrap".into(),
-        why: why.into(),
+    let site = site(root, tool).map_err(|why| MutateError::Unwrappable {
+        tool: tool.name.clone(),
+        why,
     })?;
     let name = serde_json::to_string(&tool.name).expect("a string serializes");
     let (span, body) = match &site {

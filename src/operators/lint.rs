@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{BUILTIN, FrontMatter, Operator, id_key, number, valid_id};
+use super::{Builtin, FrontMatter, Operator, OperatorId, valid_id};
 use crate::prompt::{self, PromptKind, SECTIONS};
 
 /// One problem in one file: `file:line: message`.
@@ -128,7 +128,7 @@ pub(super) fn read_operator(text: &str, file: &str) -> ReadOperator {
             .map(|s| s.text.clone())
     };
     out.op = Some(Operator {
-        id: fm.id,
+        id: OperatorId::parse(&fm.id),
         name: fm.name,
         level: fm.level,
         patterns: fm.patterns,
@@ -278,7 +278,7 @@ pub(super) fn gather(files: &[PathBuf]) -> (Vec<Loaded>, Vec<CheckProblem>) {
         let Some(op) = read.op.filter(|_| read.problems.is_empty()) else {
             continue;
         };
-        let builtin = builtins.iter().find(|b| id_key(&b.id) == id_key(&op.id));
+        let builtin = builtins.iter().find(|b| b.id == op.id);
         let is_builtin = builtin.is_some() && is_builtin_file(path, &text);
         if let Some(b) = builtin.filter(|_| !is_builtin) {
             problems.push(CheckProblem {
@@ -291,7 +291,7 @@ pub(super) fn gather(files: &[PathBuf]) -> (Vec<Loaded>, Vec<CheckProblem>) {
             });
             continue;
         }
-        if let Some(first) = loaded.iter().find(|l| id_key(&l.op.id) == id_key(&op.id)) {
+        if let Some(first) = loaded.iter().find(|l| l.op.id == op.id) {
             problems.push(CheckProblem {
                 file: file.clone(),
                 line: read.id_line,
@@ -316,7 +316,8 @@ pub(super) fn gather(files: &[PathBuf]) -> (Vec<Loaded>, Vec<CheckProblem>) {
 fn is_builtin_file(path: &Path, text: &str) -> bool {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("operators");
     let here = path.parent().and_then(|d| d.canonicalize().ok());
-    BUILTIN.iter().any(|(_, t)| *t == text) || (here.is_some() && here == repo.canonicalize().ok())
+    Builtin::ALL.iter().any(|b| b.file().1 == text)
+        || (here.is_some() && here == repo.canonicalize().ok())
 }
 
 /// Checks an operator file, a shared prompt file, or every `*.md` of a folder. Returns the
@@ -341,6 +342,6 @@ pub fn check_path(path: &Path) -> Result<Vec<Operator>, Vec<CheckProblem>> {
         return Err(problems);
     }
     let mut ops: Vec<Operator> = loaded.into_iter().map(|l| l.op).collect();
-    ops.sort_by_key(|o| (number(&o.id).is_none(), number(&o.id), o.id.clone()));
+    ops.sort_by(|a, b| a.id.cmp(&b.id));
     Ok(ops)
 }

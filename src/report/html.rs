@@ -7,8 +7,8 @@ use std::fmt::Write;
 use super::escape::esc;
 use super::model::{FileDiff, LineKind, ReportData, ServerView, VersionView};
 use super::svg::{self, Bar};
-use crate::history::Tests;
 use crate::schema::SchemaChange;
+use crate::validate::Tally;
 
 const STYLE: &str = include_str!("report.css");
 
@@ -64,12 +64,11 @@ fn overview(data: &ReportData) -> String {
             .flat_map(|v| &v.record.schema_changes)
             .collect();
         let breaking = changes.iter().filter(|c| c.breaking).count();
-        let mut tests = Tests::default();
-        s.versions.iter().for_each(|v| tests.add(v.tests));
+        let tests = Tally::sum(s.versions.iter().map(|v| v.tests));
         let ops: Vec<String> = s
             .versions
             .iter()
-            .filter_map(|v| v.record.operator.clone())
+            .filter_map(|v| v.record.operator.as_ref().map(|o| o.to_string()))
             .collect();
         let status = s.batch.as_ref().map_or("-".to_string(), |b| {
             serde_json::to_value(b.status)
@@ -77,13 +76,15 @@ fn overview(data: &ReportData) -> String {
                 .and_then(|v| v.as_str().map(str::to_string))
                 .unwrap_or_default()
         });
-        let usage = crate::history::usage(s.versions.iter().map(|v| &v.record));
+        let usage = crate::history::total_usage(s.versions.iter().map(|v| v.record.usage));
         let _ = write!(
             out,
             "<tr class=\"server-row\" data-server=\"{n}\"><td><a href=\"#server-{id}\">{n}</a></td>\
              <td class=\"status {status}\">{status}</td><td>{}</td><td>{}</td><td>{}</td>\
              <td class=\"breaking-count\">{breaking}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            s.versions.last().map_or("-", |v| v.version.tag.as_str()),
+            s.versions
+                .last()
+                .map_or("-".to_string(), |v| v.version.tag.to_string()),
             esc(&ops.join(" ")),
             changes.len(),
             test_counts(tests),
@@ -155,7 +156,7 @@ fn overview(data: &ReportData) -> String {
     out + "</div></section>"
 }
 
-fn test_counts(t: Tests) -> String {
+fn test_counts(t: Tally) -> String {
     format!(
         "<span class=\"passed\">{}</span> / <span class=\"failed\">{}</span> / <span class=\"unverifiable\">{}</span>",
         t.passed, t.failed, t.unverifiable
@@ -180,7 +181,7 @@ fn server(s: &ServerView) -> String {
             meta.push(format!("<span class=\"failed\">error: {}</span>", esc(e)));
         }
     }
-    let usage = crate::history::usage(s.versions.iter().map(|v| &v.record));
+    let usage = crate::history::total_usage(s.versions.iter().map(|v| v.record.usage));
     if let Some(u) = usage {
         let models: Vec<&str> = s
             .versions
@@ -207,7 +208,7 @@ fn server(s: &ServerView) -> String {
              <td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             operator(v),
             esc(&v.record.summary),
-            esc(&v.record.patterns.join(" ")),
+            esc(&crate::schema::joined_patterns(&v.record.patterns, " ")),
             test_counts(v.tests),
             v.record.usage.map_or("-".into(), |u| format!(
                 "{} ({})",
@@ -218,7 +219,7 @@ fn server(s: &ServerView) -> String {
         );
     }
     out += "</tbody></table>";
-    for v in s.versions.iter().filter(|v| v.version.number > 0) {
+    for v in s.versions.iter().filter(|v| v.version.number() > 0) {
         out += &round(&id, v);
     }
     out + "</section>"
@@ -226,8 +227,8 @@ fn server(s: &ServerView) -> String {
 
 fn operator(v: &VersionView) -> String {
     match (&v.record.operator, &v.record.operator_name) {
-        (Some(id), Some(name)) => format!("<b>{}</b> {}", esc(id), esc(name)),
-        (Some(id), None) => format!("<b>{}</b>", esc(id)),
+        (Some(id), Some(name)) => format!("<b>{}</b> {}", esc(&id.to_string()), esc(name)),
+        (Some(id), None) => format!("<b>{}</b>", esc(&id.to_string())),
         _ => "original".into(),
     }
 }
@@ -235,8 +236,11 @@ fn operator(v: &VersionView) -> String {
 fn timeline(s: &ServerView) -> String {
     let mut list = String::new();
     for item in s.timeline() {
-        let op = esc(item.operator.as_deref().unwrap_or("original"));
-        let t = esc(&item.version);
+        let op = esc(&item
+            .operator
+            .as_ref()
+            .map_or("original".to_string(), |o| o.to_string()));
+        let t = esc(&item.version.to_string());
         match &item.failed {
             None => {
                 let stages: String = item
@@ -289,7 +293,7 @@ fn round(server_id: &str, v: &VersionView) -> String {
                 if c.breaking { " breaking" } else { "" },
                 esc(&c.tool),
                 esc(&c.describe()),
-                esc(c.pattern.as_deref().unwrap_or("")),
+                esc(&c.pattern.map(|p| p.to_string()).unwrap_or_default()),
                 if c.breaking {
                     "<span class=\"badge breaking\">breaking</span>"
                 } else {
@@ -303,7 +307,7 @@ fn round(server_id: &str, v: &VersionView) -> String {
         let _ = write!(
             out,
             "<p class=\"patterns\">Round patterns: {}</p>",
-            esc(&r.patterns.join(", "))
+            esc(&crate::schema::joined_patterns(&r.patterns, ", "))
         );
     }
     let _ = write!(out, "<p class=\"tests\">Tests: {}", test_counts(v.tests));

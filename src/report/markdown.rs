@@ -4,14 +4,14 @@
 use std::fmt::Write;
 
 use super::model::{LineKind, ReportData, ServerView, VersionView};
-use crate::history::Tests;
+use crate::validate::Tally;
 
 /// A table cell: pipes and line breaks would end it.
 fn cell(text: &str) -> String {
     text.replace('|', "\\|").replace('\n', " ")
 }
 
-fn tests(t: Tests) -> String {
+fn tests(t: Tally) -> String {
     format!("{} / {} / {}", t.passed, t.failed, t.unverifiable)
 }
 
@@ -28,12 +28,11 @@ pub fn render(data: &ReportData) -> String {
         let changes = s.versions.iter().flat_map(|v| &v.record.schema_changes);
         let (all, breaking) =
             changes.fold((0, 0), |(a, b), c| (a + 1, b + usize::from(c.breaking)));
-        let mut t = Tests::default();
-        s.versions.iter().for_each(|v| t.add(v.tests));
-        let ops: Vec<&str> = s
+        let t = Tally::sum(s.versions.iter().map(|v| v.tests));
+        let ops: Vec<String> = s
             .versions
             .iter()
-            .filter_map(|v| v.record.operator.as_deref())
+            .filter_map(|v| v.record.operator.as_ref().map(|o| o.to_string()))
             .collect();
         let status = s
             .batch
@@ -45,7 +44,9 @@ pub fn render(data: &ReportData) -> String {
             out,
             "| {} | {status} | {} | {} | {all} | {breaking} | {} |",
             cell(&s.name),
-            s.versions.last().map_or("-", |v| v.version.tag.as_str()),
+            s.versions
+                .last()
+                .map_or("-".to_string(), |v| v.version.tag.to_string()),
             ops.join(" "),
             tests(t)
         );
@@ -89,14 +90,18 @@ fn server(s: &ServerView) -> String {
                 format!(
                     "{} {}",
                     item.version,
-                    item.operator.as_deref().unwrap_or("original")
+                    item.operator
+                        .as_ref()
+                        .map_or("original".to_string(), |o| o.to_string())
                 )
             }
             None => format!(
                 "{} [{}] {}",
                 item.version,
                 item.stages.join(", "),
-                item.operator.as_deref().unwrap_or("original")
+                item.operator
+                    .as_ref()
+                    .map_or("original".to_string(), |o| o.to_string())
             ),
         })
         .collect();
@@ -114,7 +119,7 @@ fn server(s: &ServerView) -> String {
             v.version.tag,
             cell(&op),
             cell(&v.record.summary),
-            v.record.patterns.join(" "),
+            crate::schema::joined_patterns(&v.record.patterns, " "),
             tests(v.tests),
             v.record.usage.map_or("-".into(), |u| format!(
                 "{} ({})",
@@ -123,7 +128,7 @@ fn server(s: &ServerView) -> String {
             ))
         );
     }
-    for v in s.versions.iter().filter(|v| v.version.number > 0) {
+    for v in s.versions.iter().filter(|v| v.version.number() > 0) {
         out += &round(v);
     }
     out
@@ -134,7 +139,10 @@ fn round(v: &VersionView) -> String {
     let mut out = format!(
         "\n### {} · {} {}\n\n{}\n\n",
         v.version.tag,
-        r.operator.as_deref().unwrap_or(""),
+        r.operator
+            .as_ref()
+            .map(|o| o.to_string())
+            .unwrap_or_default(),
         r.operator_name.as_deref().unwrap_or(""),
         r.summary
     );
@@ -144,9 +152,7 @@ fn round(v: &VersionView) -> String {
             "- `{}`: {}{}{}",
             c.tool,
             c.describe(),
-            c.pattern
-                .as_deref()
-                .map_or(String::new(), |p| format!(" ({p})")),
+            c.pattern.map_or(String::new(), |p| format!(" ({p})")),
             if c.breaking { " **breaking**" } else { "" }
         );
     }

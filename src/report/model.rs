@@ -9,9 +9,12 @@ use git2::{Delta, DiffOptions, Patch, Repository};
 
 use super::highlight;
 use crate::batch::summary::{ServerSummary, Summary};
-use crate::history::{self, Tests};
+use crate::evolve::RoundStatus;
+use crate::history;
+use crate::operators::OperatorId;
+use crate::validate::Tally;
 use crate::version_record::RoundRecord;
-use crate::workspace::{Version, Workspace};
+use crate::workspace::{Version, VersionTag, Workspace};
 
 /// Lines of one file's diff shown; the rest is summarized.
 pub const MAX_DIFF_LINES: usize = 400;
@@ -56,7 +59,7 @@ pub struct FileDiff {
 pub struct VersionView {
     pub version: Version,
     pub record: RoundRecord,
-    pub tests: Tests,
+    pub tests: Tally,
     /// Stage tags that point at this version.
     pub stages: Vec<String>,
     /// From the previous version (empty for v0).
@@ -75,10 +78,10 @@ pub struct ServerView {
 /// One step of a server's timeline: a version, or a round that failed.
 #[derive(Debug, Clone)]
 pub struct TimelineItem {
-    pub version: String,
+    pub version: VersionTag,
     pub stages: Vec<String>,
     /// None for the original version.
-    pub operator: Option<String>,
+    pub operator: Option<OperatorId>,
     /// Why the round failed; None for a committed version.
     pub failed: Option<String>,
 }
@@ -92,31 +95,27 @@ impl ServerView {
             .iter()
             .map(|v| {
                 let item = TimelineItem {
-                    version: v.version.tag.clone(),
+                    version: v.version.tag,
                     stages: v.stages.clone(),
                     operator: v.record.operator.clone(),
                     failed: None,
                 };
-                (v.version.number, false, item)
+                (v.version.number(), false, item)
             })
             .collect();
         for r in self
             .batch
             .iter()
             .flat_map(|b| &b.rounds)
-            .filter(|r| r.status == "failed")
+            .filter(|r| r.status == RoundStatus::Failed)
         {
             let item = TimelineItem {
-                version: r.version.clone(),
+                version: r.version,
                 stages: Vec::new(),
                 operator: r.operator.clone(),
                 failed: Some(r.reason.clone().unwrap_or_default()),
             };
-            items.push((
-                history::version_number(&r.version).unwrap_or(u32::MAX),
-                true,
-                item,
-            ));
+            items.push((r.version.number(), true, item));
         }
         items.sort_by_key(|(n, failed, _)| (*n, *failed));
         items.into_iter().map(|(_, _, item)| item).collect()
@@ -194,7 +193,7 @@ fn versions(dir: &Path) -> Result<Vec<VersionView>, ReportError> {
             None => Vec::new(),
         };
         out.push(VersionView {
-            tests: Tests::of(&record),
+            tests: record.tally(),
             stages: stages.get(&version.commit).cloned().unwrap_or_default(),
             version,
             record,
@@ -322,13 +321,12 @@ fn diff(repo: &Repository, from: &str, to: &str) -> Result<Vec<FileDiff>, git2::
 }
 
 /// O2 before O10, P4 before P12: by the number in the label.
-fn by_number(counts: BTreeMap<String, u64>) -> Vec<(String, u64)> {
-    let mut v: Vec<(String, u64)> = counts.into_iter().collect();
-    v.sort_by_key(|(label, _)| {
-        let digits: String = label.chars().filter(char::is_ascii_digit).collect();
-        (digits.parse::<u64>().unwrap_or(u64::MAX), label.clone())
-    });
-    v
+/// Counts in the order of their keys (operators and patterns order by number), as labels.
+fn labelled<K: std::fmt::Display>(counts: BTreeMap<K, u64>) -> Vec<(String, u64)> {
+    counts
+        .into_iter()
+        .map(|(k, n)| (k.to_string(), n))
+        .collect()
 }
 
 fn push(fd: &mut FileDiff, line: DiffLine) {
@@ -348,7 +346,7 @@ impl ReportData {
                 *counts.entry(op.clone()).or_insert(0) += 1;
             }
         }
-        by_number(counts)
+        labelled(counts)
     }
 
     /// Patterns P1-P18 with the rounds that showed them.
@@ -356,10 +354,10 @@ impl ReportData {
         let mut counts = BTreeMap::new();
         for v in self.servers.iter().flat_map(|s| &s.versions) {
             for p in &v.record.patterns {
-                *counts.entry(p.clone()).or_insert(0) += 1;
+                *counts.entry(*p).or_insert(0) += 1;
             }
         }
-        by_number(counts)
+        labelled(counts)
     }
 
     /// Per stage, in version order: schema changes (breaking, other) made by the rounds that
@@ -371,12 +369,12 @@ impl ReportData {
             let marks: Vec<(u32, &String)> = s
                 .versions
                 .iter()
-                .flat_map(|v| v.stages.iter().map(move |st| (v.version.number, st)))
+                .flat_map(|v| v.stages.iter().map(move |st| (v.version.number(), st)))
                 .collect();
             for v in &s.versions {
                 let key = marks
                     .iter()
-                    .filter(|(n, _)| *n >= v.version.number)
+                    .filter(|(n, _)| *n >= v.version.number())
                     .min_by_key(|(n, _)| *n)
                     .map_or((u32::MAX, BEYOND_STAGES.to_string()), |(n, st)| {
                         (*n, (*st).clone())

@@ -75,17 +75,17 @@ impl Step {
 }
 
 /// Everything the child needs, prepared in the parent.
-pub struct Plan {
+pub struct IsolationPlan {
     writable: Vec<CString>,
     cwd: CString,
     uid_map: Vec<u8>,
     gid_map: Vec<u8>,
 }
 
-impl Plan {
+impl IsolationPlan {
     /// A plan in which only the `writable` folders (and what is below them) can be written,
     /// run in `cwd`.
-    pub fn new(writable: &[&Path], cwd: &Path) -> io::Result<Plan> {
+    pub fn new(writable: &[&Path], cwd: &Path) -> io::Result<IsolationPlan> {
         let c = |p: &Path| {
             CString::new(p.as_os_str().as_bytes()).map_err(|e| io::Error::other(e.to_string()))
         };
@@ -99,7 +99,7 @@ impl Plan {
         };
         // SAFETY: geteuid and getegid cannot fail and touch no memory.
         let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
-        Ok(Plan {
+        Ok(IsolationPlan {
             writable: writable.iter().map(|p| c(p)).collect::<io::Result<_>>()?,
             cwd: c(cwd)?,
             uid_map: map(uid),
@@ -220,7 +220,7 @@ unsafe fn loopback_up() -> Result<(), ()> {
 /// scratch folder of its own, and reports the first step refused.
 pub fn probe() -> Result<(), String> {
     let scratch = tempfile::tempdir().map_err(|e| format!("no scratch folder: {e}"))?;
-    let plan = Plan::new(&[scratch.path()], scratch.path()).map_err(|e| e.to_string())?;
+    let plan = IsolationPlan::new(&[scratch.path()], scratch.path()).map_err(|e| e.to_string())?;
     let (read, write) = nix::unistd::pipe().map_err(|e| format!("no pipe: {e}"))?;
     // SAFETY: the child runs only `enter` (syscalls), one write and _exit.
     match unsafe { nix::unistd::fork() }.map_err(|e| format!("cannot fork: {e}"))? {

@@ -15,7 +15,7 @@ use tokio::sync::watch;
 use tokio::task::AbortHandle;
 
 use super::launch::{LaunchConfig, TMP_PLACEHOLDER};
-use super::namespace::Plan;
+use super::namespace::IsolationPlan;
 use super::sandbox::{self, Scratch};
 use super::stdout::{self, Evidence};
 
@@ -65,7 +65,7 @@ impl ServerProcess {
         let plan = if sandbox::isolating() {
             let writable = scratch.writable();
             let writable: Vec<&Path> = writable.iter().map(PathBuf::as_path).collect();
-            Some(Plan::new(&writable, scratch.cwd())?)
+            Some(IsolationPlan::new(&writable, scratch.cwd())?)
         } else {
             None
         };

@@ -22,7 +22,7 @@ const STDERR_SETTLE: Duration = Duration::from_millis(150);
 /// How one tool call ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Status {
+pub enum CallStatus {
     /// A result without `isError`.
     Ok,
     /// A result with `isError: true`: the tool ran and reported a failure.
@@ -38,7 +38,7 @@ pub enum Status {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Outcome {
-    pub status: Status,
+    pub status: CallStatus,
     /// The text content of the result, or the error message.
     pub text: String,
     /// Each text part of the result's content on its own (empty for errors), for checks that
@@ -47,7 +47,7 @@ pub struct Outcome {
 }
 
 impl Outcome {
-    fn failed(status: Status, text: String) -> Outcome {
+    fn failed(status: CallStatus, text: String) -> Outcome {
         Outcome {
             status,
             text,
@@ -218,7 +218,7 @@ impl Session {
             answer = tokio::time::timeout(timeout, self.client.peer().call_tool(params)) => answer,
             status = self.process.exited() => {
                 let text = self.evidence(&format!("the server exited{}", exit_words(status))).await;
-                return Outcome::failed(Status::Crashed, text);
+                return Outcome::failed(CallStatus::Crashed, text);
             }
         };
         match answer {
@@ -226,9 +226,9 @@ impl Session {
                 let value = serde_json::to_value(result).unwrap_or(Value::Null);
                 let parts = content_parts(&value);
                 let status = if value["isError"] == true {
-                    Status::ToolError
+                    CallStatus::ToolError
                 } else {
-                    Status::Ok
+                    CallStatus::Ok
                 };
                 Outcome {
                     status,
@@ -237,15 +237,15 @@ impl Session {
                 }
             }
             Ok(Err(rmcp::ServiceError::McpError(e))) => {
-                Outcome::failed(Status::RpcError, e.message.to_string())
+                Outcome::failed(CallStatus::RpcError, e.message.to_string())
             }
             Ok(Err(rmcp::ServiceError::UnexpectedResponse)) => Outcome::failed(
-                Status::Malformed,
+                CallStatus::Malformed,
                 "the answer is not a valid tool result".into(),
             ),
-            Ok(Err(e)) => Outcome::failed(Status::Crashed, self.evidence(&e.to_string()).await),
+            Ok(Err(e)) => Outcome::failed(CallStatus::Crashed, self.evidence(&e.to_string()).await),
             Err(_) => Outcome::failed(
-                Status::Timeout,
+                CallStatus::Timeout,
                 format!("no answer within {}", secs(timeout)),
             ),
         }

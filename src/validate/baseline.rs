@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use super::CALL_TIMEOUT;
 use super::args::arguments_for;
 use super::normalize::normalize;
-use crate::server::session::{Outcome, Session, Status};
+use crate::server::session::{CallStatus, Outcome, Session};
 use crate::server::{LaunchConfig, ServerError};
 
 /// A tool name no server has: the answer to it is the server's "unknown tool" answer.
@@ -27,7 +27,7 @@ const UNKNOWN_PREFIX: usize = 40;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Observation {
     pub arguments: Map<String, Value>,
-    pub status: Status,
+    pub status: CallStatus,
     /// Normalised text parts of the result (or the error message as one part).
     pub parts: Vec<String>,
     /// The same parts as the first session answered them, for claims that transform them.
@@ -46,7 +46,7 @@ impl Observation {
 /// How the server answers a call of a tool it does not have.
 #[derive(Debug, Clone, PartialEq)]
 pub struct UnknownShape {
-    pub status: Status,
+    pub status: CallStatus,
     pub text: String,
 }
 
@@ -77,7 +77,7 @@ impl UnknownShape {
 
     /// Whether `outcome`, the answer to a call of `name`, is this server's "unknown tool".
     pub fn matches(&self, outcome: &Outcome, name: &str) -> bool {
-        if outcome.status != self.status || matches!(self.status, Status::Ok) {
+        if outcome.status != self.status || matches!(self.status, CallStatus::Ok) {
             return false;
         }
         let other = UnknownShape::of(outcome, name);
@@ -184,19 +184,19 @@ async fn session_calls(
         let arguments = arguments_for(schema);
         let outcome = if skip.iter().any(|s| s == name) || crashed {
             Outcome {
-                status: Status::Timeout,
+                status: CallStatus::Timeout,
                 text: "not called: it timed out in the previous version".into(),
                 parts: Vec::new(),
             }
         } else {
             session.call(name, arguments.clone(), CALL_TIMEOUT).await
         };
-        crashed |= outcome.status == Status::Crashed;
+        crashed |= outcome.status == CallStatus::Crashed;
         calls.insert(name.to_string(), (arguments, outcome));
     }
     let unknown = if probe && !crashed {
         let outcome = session.call(PROBE_TOOL, Map::new(), CALL_TIMEOUT).await;
-        (outcome.status != Status::Crashed && outcome.status != Status::Timeout)
+        (outcome.status != CallStatus::Crashed && outcome.status != CallStatus::Timeout)
             .then(|| UnknownShape::of(&outcome, PROBE_TOOL))
     } else {
         None
@@ -219,7 +219,7 @@ pub fn in_call_order(tools: &[Value]) -> Vec<(&str, &Value)> {
 mod tests {
     use super::*;
 
-    fn outcome(status: Status, text: &str) -> Outcome {
+    fn outcome(status: CallStatus, text: &str) -> Outcome {
         Outcome {
             status,
             text: text.into(),
@@ -230,21 +230,21 @@ mod tests {
     #[test]
     fn an_unknown_tool_is_recognised_by_the_shape_of_the_probe_answer() {
         let probe = outcome(
-            Status::ToolError,
+            CallStatus::ToolError,
             &format!("Unknown tool: {PROBE_TOOL}. Known: a, b"),
         );
         let shape = UnknownShape::of(&probe, PROBE_TOOL);
         assert!(shape.matches(
-            &outcome(Status::ToolError, "Unknown tool: old_name. Known: a, c"),
+            &outcome(CallStatus::ToolError, "Unknown tool: old_name. Known: a, c"),
             "old_name"
         ));
         // A tool's own "not found" answer is not the server's unknown-tool answer.
         assert!(!shape.matches(
-            &outcome(Status::ToolError, "Port-forward with id test not found"),
+            &outcome(CallStatus::ToolError, "Port-forward with id test not found"),
             "port_forward_stop"
         ));
         assert!(!shape.matches(
-            &outcome(Status::RpcError, "Unknown tool: old_name. Known: a, c"),
+            &outcome(CallStatus::RpcError, "Unknown tool: old_name. Known: a, c"),
             "old_name"
         ));
     }

@@ -10,7 +10,7 @@ use super::{
     fresh, normalize, result, succeeds_as_before,
 };
 use crate::schema::ChangeKind;
-use crate::server::session::{Outcome, Status};
+use crate::server::session::{CallStatus, Outcome};
 
 impl Oracle<'_> {
     /// Calls that exercise what changed, after the calls that compare with the previous
@@ -46,7 +46,7 @@ impl Oracle<'_> {
             .unwrap_or_default();
         let outcome = self.call(old, &arguments).await;
         let judged = match (&outcome.status, self.unknown()) {
-            (Status::Crashed | Status::Timeout, _) => {
+            (CallStatus::Crashed | CallStatus::Timeout, _) => {
                 hard_failure(&outcome, old, None).expect("a crash or hang")
             }
             (_, Some(shape)) if shape.matches(&outcome, old) => Judged::passed(None),
@@ -55,7 +55,7 @@ impl Oracle<'_> {
                 outcome.status,
                 quote(&outcome.text)
             )),
-            (Status::Ok, None) => Judged::failed(format!(
+            (CallStatus::Ok, None) => Judged::failed(format!(
                 "the old name still answers: {}",
                 quote(&outcome.text)
             )),
@@ -239,7 +239,7 @@ impl Oracle<'_> {
         if let Some(f) = hard_failure(&outcome, tool, self.unknown()) {
             return (outcome, f);
         }
-        if before.status != Status::Ok {
+        if before.status != CallStatus::Ok {
             let judged = match outcome.status {
                 status if judge::is_protocol_error(status) && before.status != status => {
                     Judged::failed(format!(
@@ -256,7 +256,7 @@ impl Oracle<'_> {
             };
             return (outcome, judged);
         }
-        if outcome.status != Status::Ok {
+        if outcome.status != CallStatus::Ok {
             let judged = Judged::failed(format!(
                 "it answered {:?} where `{reference}` succeeded: {}",
                 outcome.status,
@@ -271,10 +271,10 @@ impl Oracle<'_> {
             ));
             return (outcome, judged);
         }
-        let steady = after.status == Status::Ok
+        let steady = after.status == CallStatus::Ok
             && baseline::normalized_parts(&before) == baseline::normalized_parts(&after);
         if !steady {
-            return (outcome, Judged::passed(Some(Compared::Status)));
+            return (outcome, Judged::passed(Some(Compared::CallStatus)));
         }
         let expected: Vec<String> = before
             .parts
@@ -320,7 +320,7 @@ impl Oracle<'_> {
                 "a value inside the bound was refused: {}",
                 quote(&accepted.text)
             )),
-            None if accepted.status == Status::Ok => Judged::passed(None),
+            None if accepted.status == CallStatus::Ok => Judged::passed(None),
             None => Judged::unverifiable(format!(
                 "the tool answered an error for this value: {}",
                 quote(&accepted.text)
@@ -350,7 +350,7 @@ impl Oracle<'_> {
         let mut arguments = seen.arguments.clone();
         arguments.insert(param.into(), probe.beyond.clone());
         let outcome = self.call(tool, &arguments).await;
-        let refused = matches!(outcome.status, Status::ToolError | Status::RpcError);
+        let refused = matches!(outcome.status, CallStatus::ToolError | CallStatus::RpcError);
         // Refused for the tool's own reasons if the edge value gets the same answer.
         let same_answer = edge.status == outcome.status
             && without_value(&edge.text, &probe.edge)

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::baseline::{Observation, UnknownShape, normalized_parts};
-use crate::server::session::{Outcome, Status};
+use crate::server::session::{CallStatus, Outcome};
 
 /// Characters of a tool's answer quoted in a reason.
 const QUOTED: usize = 160;
@@ -28,7 +28,7 @@ pub enum Compared {
     /// The normalised output equals the previous version's.
     Output,
     /// Only the success or error status: the previous version's output varies between runs.
-    Status,
+    CallStatus,
 }
 
 /// A verdict with its reason in one line.
@@ -73,8 +73,8 @@ impl Judged {
 
 /// An answer outside the tool's own success or error results: a JSON-RPC error, or a result
 /// that is not one.
-pub fn is_protocol_error(status: Status) -> bool {
-    matches!(status, Status::RpcError | Status::Malformed)
+pub fn is_protocol_error(status: CallStatus) -> bool {
+    matches!(status, CallStatus::RpcError | CallStatus::Malformed)
 }
 
 /// A tool's answer quoted on one line (a failure's cause stays one line in every report) and
@@ -97,12 +97,12 @@ pub fn hard_failure(
     unknown: Option<&UnknownShape>,
 ) -> Option<Judged> {
     match outcome.status {
-        Status::Crashed => Some(Judged::failed(format!(
+        CallStatus::Crashed => Some(Judged::failed(format!(
             "the server crashed: {}",
             quote(&outcome.text)
         ))),
         // The session's own words ("no answer within 10s"), not the tool's.
-        Status::Timeout => Some(Judged::failed(outcome.text.clone())),
+        CallStatus::Timeout => Some(Judged::failed(outcome.text.clone())),
         _ if unknown.is_some_and(|u| u.matches(outcome, name)) => Some(Judged::failed(format!(
             "the server does not know the tool it lists: {}",
             quote(&outcome.text)
@@ -120,13 +120,13 @@ pub fn against(
     name: &str,
     unknown: Option<&UnknownShape>,
 ) -> Judged {
-    if reference.status == Status::Timeout {
+    if reference.status == CallStatus::Timeout {
         return Judged::unverifiable("it timed out at the previous version, so it was not called");
     }
     if let Some(failure) = hard_failure(outcome, name, unknown) {
         return failure;
     }
-    if reference.status != Status::Ok {
+    if reference.status != CallStatus::Ok {
         if is_protocol_error(outcome.status) && reference.status != outcome.status {
             return Judged::failed(format!(
                 "a protocol error where the previous version answered {:?}: {}",
@@ -140,7 +140,7 @@ pub fn against(
             quote(&reference.text())
         ));
     }
-    if outcome.status != Status::Ok {
+    if outcome.status != CallStatus::Ok {
         return Judged::failed(format!(
             "it answered {:?} where the previous version succeeded: {}",
             outcome.status,
@@ -148,7 +148,7 @@ pub fn against(
         ));
     }
     if !reference.deterministic {
-        return Judged::passed(Some(Compared::Status));
+        return Judged::passed(Some(Compared::CallStatus));
     }
     let now = normalized_parts(outcome);
     if now == reference.parts {
@@ -181,7 +181,7 @@ mod tests {
     use super::*;
     use serde_json::Map;
 
-    fn seen(status: Status, text: &str, deterministic: bool) -> Observation {
+    fn seen(status: CallStatus, text: &str, deterministic: bool) -> Observation {
         Observation {
             arguments: Map::new(),
             status,
@@ -191,11 +191,11 @@ mod tests {
         }
     }
 
-    fn now(status: Status, text: &str) -> Outcome {
+    fn now(status: CallStatus, text: &str) -> Outcome {
         Outcome {
             status,
             text: text.into(),
-            parts: if status == Status::Ok {
+            parts: if status == CallStatus::Ok {
                 vec![text.into()]
             } else {
                 vec![]
@@ -205,24 +205,24 @@ mod tests {
 
     #[test]
     fn a_changed_output_fails_where_the_previous_output_was_deterministic() {
-        let before = seen(Status::Ok, "Paris: 14C", true);
+        let before = seen(CallStatus::Ok, "Paris: 14C", true);
         assert_eq!(
-            against(&before, &now(Status::Ok, "Paris: 14C"), "t", None).verdict,
+            against(&before, &now(CallStatus::Ok, "Paris: 14C"), "t", None).verdict,
             Verdict::Passed
         );
-        let changed = against(&before, &now(Status::Ok, "Paris: 57F"), "t", None);
+        let changed = against(&before, &now(CallStatus::Ok, "Paris: 57F"), "t", None);
         assert_eq!(changed.verdict, Verdict::Failed);
         assert!(changed.reason.unwrap().contains("differs"));
     }
 
     #[test]
     fn a_varying_output_is_compared_by_status_only() {
-        let before = seen(Status::Ok, "random 0.41", false);
-        let judged = against(&before, &now(Status::Ok, "random 0.93"), "t", None);
+        let before = seen(CallStatus::Ok, "random 0.41", false);
+        let judged = against(&before, &now(CallStatus::Ok, "random 0.93"), "t", None);
         assert_eq!(judged.verdict, Verdict::Passed);
-        assert_eq!(judged.compared, Some(Compared::Status));
+        assert_eq!(judged.compared, Some(Compared::CallStatus));
         assert_eq!(
-            against(&before, &now(Status::ToolError, "boom"), "t", None).verdict,
+            against(&before, &now(CallStatus::ToolError, "boom"), "t", None).verdict,
             Verdict::Failed
         );
     }
@@ -230,38 +230,44 @@ mod tests {
     #[test]
     fn the_same_failure_as_before_is_unverifiable_but_a_new_protocol_error_or_crash_fails() {
         let before = seen(
-            Status::ToolError,
+            CallStatus::ToolError,
             "getaddrinfo ENOTFOUND api.example.com",
             true,
         );
         let same = against(
             &before,
-            &now(Status::ToolError, "getaddrinfo ENOTFOUND"),
+            &now(CallStatus::ToolError, "getaddrinfo ENOTFOUND"),
             "t",
             None,
         );
         assert_eq!(same.verdict, Verdict::Unverifiable);
         assert_eq!(
-            against(&before, &now(Status::RpcError, "-32602 invalid"), "t", None).verdict,
+            against(
+                &before,
+                &now(CallStatus::RpcError, "-32602 invalid"),
+                "t",
+                None
+            )
+            .verdict,
             Verdict::Failed
         );
         assert_eq!(
-            against(&before, &now(Status::Crashed, "closed"), "t", None).verdict,
+            against(&before, &now(CallStatus::Crashed, "closed"), "t", None).verdict,
             Verdict::Failed
         );
-        let timed_out = seen(Status::Timeout, "", false);
+        let timed_out = seen(CallStatus::Timeout, "", false);
         assert_eq!(
-            against(&timed_out, &now(Status::Timeout, ""), "t", None).verdict,
+            against(&timed_out, &now(CallStatus::Timeout, ""), "t", None).verdict,
             Verdict::Unverifiable
         );
     }
 
     #[test]
     fn a_reason_stays_on_one_line_whatever_the_tool_printed() {
-        let before = seen(Status::Ok, "ok", true);
+        let before = seen(CallStatus::Ok, "ok", true);
         let judged = against(
             &before,
-            &now(Status::ToolError, "line one\nline two\n\tthree"),
+            &now(CallStatus::ToolError, "line one\nline two\n\tthree"),
             "t",
             None,
         );

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::schema::{ChangeKind, SchemaChange};
-use crate::server::session::{Outcome, Session, Status};
+use crate::server::session::{CallStatus, Outcome, Session};
 
 mod args;
 mod baseline;
@@ -73,10 +73,10 @@ pub struct TestResult {
     #[serde(flatten)]
     pub check: Check,
     pub arguments: Value,
-    pub status: Status,
+    pub status: CallStatus,
     /// The previous version's status on the call this one is compared with.
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub expected: Option<Status>,
+    pub expected: Option<CallStatus>,
     #[serde(default)]
     pub verdict: Verdict,
     /// Kept beside `verdict` for readers of older records: true only when it passed.
@@ -113,6 +113,16 @@ impl Tally {
         t
     }
 
+    /// The verdicts of several lists together.
+    pub fn sum(tallies: impl IntoIterator<Item = Tally>) -> Tally {
+        tallies.into_iter().fold(Tally::default(), |mut t, u| {
+            t.passed += u.passed;
+            t.failed += u.failed;
+            t.unverifiable += u.unverifiable;
+            t
+        })
+    }
+
     pub fn add(&mut self, verdict: Verdict) {
         match verdict {
             Verdict::Passed => self.passed += 1,
@@ -123,7 +133,7 @@ impl Tally {
 }
 
 /// What a round changed, as the oracle needs it.
-pub struct Change<'a> {
+pub struct VersionChange<'a> {
     /// The previous version's tool list.
     pub previous: &'a [Value],
     /// The new version's tool list.
@@ -133,7 +143,7 @@ pub struct Change<'a> {
     pub effects: &'a [Effect],
 }
 
-impl Change<'_> {
+impl VersionChange<'_> {
     fn tool(&self, name: &str) -> Option<&Value> {
         self.current.iter().find(|t| t["name"] == name)
     }
@@ -153,7 +163,11 @@ impl Change<'_> {
 }
 
 /// Calls the new version and judges every call against `baseline`, the previous version's.
-pub async fn run(session: &Session, baseline: &Baseline, change: &Change<'_>) -> Vec<TestResult> {
+pub async fn run(
+    session: &Session,
+    baseline: &Baseline,
+    change: &VersionChange<'_>,
+) -> Vec<TestResult> {
     let mut out = Oracle {
         session,
         baseline,
@@ -174,8 +188,8 @@ pub fn first_version(baseline: &Baseline) -> Vec<TestResult> {
         .iter()
         .map(|(tool, seen)| {
             let judged = match seen.status {
-                Status::Ok => Judged::passed(None),
-                Status::Crashed => {
+                CallStatus::Ok => Judged::passed(None),
+                CallStatus::Crashed => {
                     Judged::failed(format!("the server crashed: {}", quote(&seen.text())))
                 }
                 status => Judged::unverifiable(format!("{status:?}: {}", quote(&seen.text()))),
@@ -198,8 +212,8 @@ fn result(
     kind: TestKind,
     check: Check,
     arguments: &Map<String, Value>,
-    status: Status,
-    expected: Option<Status>,
+    status: CallStatus,
+    expected: Option<CallStatus>,
     judged: Judged,
 ) -> TestResult {
     TestResult {
@@ -221,7 +235,7 @@ fn result(
 struct Oracle<'a> {
     session: &'a Session,
     baseline: &'a Baseline,
-    change: &'a Change<'a>,
+    change: &'a VersionChange<'a>,
     results: Vec<TestResult>,
     /// The server crashed: nothing more can be called.
     dead: bool,
@@ -231,7 +245,7 @@ impl Oracle<'_> {
     async fn call(&mut self, tool: &str, arguments: &Map<String, Value>) -> Outcome {
         if self.dead {
             return Outcome {
-                status: Status::Crashed,
+                status: CallStatus::Crashed,
                 text: "not called: the server crashed on an earlier call".into(),
                 parts: Vec::new(),
             };
@@ -240,7 +254,7 @@ impl Oracle<'_> {
             .session
             .call(tool, arguments.clone(), CALL_TIMEOUT)
             .await;
-        self.dead |= outcome.status == Status::Crashed;
+        self.dead |= outcome.status == CallStatus::Crashed;
         outcome
     }
 
@@ -265,7 +279,7 @@ impl Oracle<'_> {
             } else {
                 TestKind::Unchanged
             };
-            if seen.status == Status::Timeout {
+            if seen.status == CallStatus::Timeout {
                 let judged = Judged::unverifiable(
                     "it timed out at the previous version, so it was not called",
                 );
@@ -274,7 +288,7 @@ impl Oracle<'_> {
                     kind,
                     check,
                     &seen.arguments,
-                    Status::Timeout,
+                    CallStatus::Timeout,
                     Some(seen.status),
                     judged,
                 ));
@@ -327,12 +341,12 @@ fn fresh(
         return f;
     }
     match outcome.status {
-        Status::Ok => Judged::passed(None),
+        CallStatus::Ok => Judged::passed(None),
         status if judge::is_protocol_error(status) => Judged::failed(format!(
             "a protocol error on a call its schema allows: {}",
             quote(&outcome.text)
         )),
-        _ if before.is_some_and(|b| b.status == Status::Ok) => Judged::failed(format!(
+        _ if before.is_some_and(|b| b.status == CallStatus::Ok) => Judged::failed(format!(
             "it answered an error where the previous version succeeded: {}",
             quote(&outcome.text)
         )),
@@ -351,8 +365,8 @@ fn succeeds_as_before(
         return f;
     }
     match (seen.status, outcome.status) {
-        (Status::Ok, Status::Ok) => Judged::passed(None),
-        (Status::Ok, status) => Judged::failed(format!(
+        (CallStatus::Ok, CallStatus::Ok) => Judged::passed(None),
+        (CallStatus::Ok, status) => Judged::failed(format!(
             "with the new parameter set it answered {status:?}: {}",
             quote(&outcome.text)
         )),

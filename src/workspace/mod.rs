@@ -10,6 +10,7 @@ mod package;
 mod recover;
 mod repo;
 mod snapshot;
+mod tag;
 
 #[cfg(test)]
 mod package_tests;
@@ -21,15 +22,20 @@ use std::path::PathBuf;
 pub use package::{Source, copy_tree, materialize};
 pub use recover::{EvolveLock, Recovery};
 pub use repo::Workspace;
+pub use tag::VersionTag;
 
 /// One evolved version: the commit tagged `v<number>`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Version {
-    pub number: u32,
-    /// `"v3"`.
-    pub tag: String,
+    pub tag: VersionTag,
     /// Full hex sha of the commit.
     pub commit: String,
+}
+
+impl Version {
+    pub fn number(&self) -> u32 {
+        self.tag.number()
+    }
 }
 
 #[derive(Debug, thiserror::Error)]

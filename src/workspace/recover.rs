@@ -180,7 +180,7 @@ impl Workspace {
             .into_iter()
             .rev()
             .find(|v| v.commit == head)
-            .map_or(head, |v| v.tag);
+            .map_or(head, |v| v.tag.to_string());
         fs::remove_file(&path).map_err(WorkspaceError::io(&path))?;
         Ok(Some(recovery))
     }
@@ -223,9 +223,9 @@ impl Workspace {
             return Ok(None); // a commit of the user's: theirs to keep, not ours to tag
         };
         let parent = self.history(&head)?.get(1).cloned();
-        let follows_latest = versions.last().is_some_and(|l| {
-            Some(&l.commit) == parent.as_ref() && tag == format!("v{}", l.number + 1)
-        });
+        let follows_latest = versions
+            .last()
+            .is_some_and(|l| Some(&l.commit) == parent.as_ref() && tag == l.tag.next().to_string());
         if !follows_latest {
             return Ok(None);
         }

@@ -9,7 +9,7 @@ use git2::{
     StatusOptions, Time, build::CheckoutBuilder,
 };
 
-use super::{Version, WorkspaceError};
+use super::{Version, VersionTag, WorkspaceError};
 
 const IGNORE_LINE: &str = "node_modules/";
 pub(super) const IDENTITY: (&str, &str) = ("mcpevol", "mcpevol@localhost");
@@ -85,8 +85,12 @@ impl Workspace {
     /// Stages everything (respecting `.gitignore`), commits on HEAD and tags the commit
     /// `v<number>`. Author, committer and time derive from `number` alone, so the same edits
     /// on a fresh workspace give the same commit ids.
-    pub fn commit_version(&self, number: u32, message: &str) -> Result<Version, WorkspaceError> {
-        let tag = format!("v{number}");
+    pub fn commit_version(
+        &self,
+        tag: VersionTag,
+        message: &str,
+    ) -> Result<Version, WorkspaceError> {
+        let number = tag.number();
         // Checked before committing, so that a refused tag leaves no stray commit behind.
         if self
             .repo
@@ -94,7 +98,7 @@ impl Workspace {
             .is_ok()
         {
             return Err(WorkspaceError::TagExists {
-                tag,
+                tag: tag.to_string(),
                 root: self.root.clone(),
             });
         }
@@ -141,10 +145,9 @@ impl Workspace {
             .find_object(oid, Some(ObjectType::Commit))
             .map_err(fail())?;
         self.repo
-            .tag_lightweight(&tag, &object, false)
+            .tag_lightweight(&tag.to_string(), &object, false)
             .map_err(fail())?;
         Ok(Version {
-            number,
             tag,
             commit: oid.to_string(),
         })
@@ -152,9 +155,9 @@ impl Workspace {
 
     /// Points each `(name, target)` tag at the target's commit, moving it if it exists;
     /// a pair whose target does not resolve is skipped.
-    pub fn set_stage_tags(&self, stages: &[(String, String)]) -> Result<(), WorkspaceError> {
+    pub fn set_stage_tags(&self, stages: &[(String, VersionTag)]) -> Result<(), WorkspaceError> {
         for (name, target) in stages {
-            let Ok(commit) = self.commit(target) else {
+            let Ok(commit) = self.commit(&target.to_string()) else {
                 continue;
             };
             self.repo
@@ -231,20 +234,16 @@ impl Workspace {
             .iter_bytes()
             .filter_map(|b| std::str::from_utf8(b).ok())
         {
-            let Some(number) = tag.strip_prefix('v').and_then(|n| n.parse::<u32>().ok()) else {
+            // "v03" or "v+3" are not tags this module writes.
+            let Some(version) = VersionTag::parse(tag) else {
                 continue;
             };
-            // "v03" or "v+3" would parse too but are not tags this module writes.
-            if format!("v{number}") != tag {
-                continue;
-            }
             versions.push(Version {
-                number,
-                tag: tag.to_string(),
+                tag: version,
                 commit: self.resolve(tag)?,
             });
         }
-        versions.sort_by_key(|v| v.number);
+        versions.sort_by_key(|v| v.tag);
         Ok(versions)
     }
 

@@ -3,7 +3,7 @@
 use std::fs;
 use std::path::Path;
 
-use super::{Workspace, WorkspaceError, trailers};
+use super::{VersionTag, Workspace, WorkspaceError, trailers};
 
 fn write(root: &Path, path: &str, text: &str) {
     let full = root.join(path);
@@ -23,7 +23,8 @@ fn workspace_at_v0(root: &Path) -> Workspace {
     );
     write(root, "node_modules/dep/index.js", "module.exports = 1;\n");
     let ws = Workspace::create(root).unwrap();
-    ws.commit_version(0, "Import demo 1.0.0").unwrap();
+    ws.commit_version(VersionTag::new(0), "Import demo 1.0.0")
+        .unwrap();
     ws
 }
 
@@ -34,7 +35,7 @@ fn evolve_to_v1(ws: &Workspace) {
     write(root, "src/tools/weather.js", "export const weather = 1;\n");
     fs::remove_file(root.join("src/tools/echo.js")).unwrap();
     ws.commit_version(
-        1,
+        VersionTag::new(1),
         "Add weather, drop echo\n\nOperator: add-tool\nTool: weather",
     )
     .unwrap();
@@ -66,7 +67,7 @@ fn a_round_trip_commits_versions_and_restore_brings_back_v0_exactly() {
         ws.read_at("v1", "src/tools/weather.js").unwrap().as_deref(),
         Some("export const weather = 1;\n")
     );
-    let numbers: Vec<u32> = ws.versions().unwrap().iter().map(|v| v.number).collect();
+    let numbers: Vec<u32> = ws.versions().unwrap().iter().map(|v| v.number()).collect();
     assert_eq!(numbers, [0, 1]);
     assert_eq!(ws.head().unwrap(), ws.latest().unwrap().unwrap().commit);
 
@@ -128,7 +129,7 @@ fn a_version_tag_that_exists_is_refused_without_committing() {
     let ws = workspace_at_v0(dir.path());
     let head = ws.head().unwrap();
     write(dir.path(), "src/index.js", "changed\n");
-    let err = ws.commit_version(0, "again").unwrap_err();
+    let err = ws.commit_version(VersionTag::new(0), "again").unwrap_err();
     assert!(
         matches!(err, WorkspaceError::TagExists { ref tag, .. } if tag == "v0"),
         "{err}"
@@ -145,9 +146,9 @@ fn stage_tags_point_at_their_targets_move_when_set_again_and_skip_missing_target
     let dir = tempfile::tempdir().unwrap();
     let ws = workspace_at_v0(dir.path());
     evolve_to_v1(&ws);
-    let pairs = |list: &[(&str, &str)]| -> Vec<(String, String)> {
+    let pairs = |list: &[(&str, &str)]| -> Vec<(String, VersionTag)> {
         list.iter()
-            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .map(|(a, b)| (a.to_string(), VersionTag::parse(b).unwrap()))
             .collect()
     };
     ws.set_stage_tags(&pairs(&[("early", "v0"), ("late", "v1"), ("middle", "v7")]))
@@ -157,7 +158,12 @@ fn stage_tags_point_at_their_targets_move_when_set_again_and_skip_missing_target
     assert!(ws.resolve("middle").is_err());
     ws.set_stage_tags(&pairs(&[("early", "v1")])).unwrap();
     assert_eq!(ws.resolve("early").unwrap(), ws.resolve("v1").unwrap());
-    let tags: Vec<String> = ws.versions().unwrap().into_iter().map(|v| v.tag).collect();
+    let tags: Vec<String> = ws
+        .versions()
+        .unwrap()
+        .into_iter()
+        .map(|v| v.tag.to_string())
+        .collect();
     assert_eq!(tags, ["v0", "v1"], "stage tags are not versions");
 }
 
@@ -181,11 +187,12 @@ fn versions_sort_by_number_not_by_name() {
     let ws = workspace_at_v0(dir.path());
     for n in 1..=11 {
         write(dir.path(), "src/index.js", &format!("console.log({n});\n"));
-        ws.commit_version(n, &format!("Version {n}")).unwrap();
+        ws.commit_version(VersionTag::new(n), &format!("Version {n}"))
+            .unwrap();
     }
-    let numbers: Vec<u32> = ws.versions().unwrap().iter().map(|v| v.number).collect();
+    let numbers: Vec<u32> = ws.versions().unwrap().iter().map(|v| v.number()).collect();
     assert_eq!(numbers, (0..=11).collect::<Vec<_>>());
-    assert_eq!(ws.latest().unwrap().unwrap().tag, "v11");
+    assert_eq!(ws.latest().unwrap().unwrap().tag.to_string(), "v11");
 }
 
 #[test]
@@ -265,7 +272,7 @@ fn objects_are_written_at_the_fast_compression_level_and_git_reads_them() {
     let ws = workspace_at_v0(dir.path());
     let text = "export const big = 1;\n".repeat(2_000);
     write(dir.path(), "src/big.js", &text);
-    ws.commit_version(1, "Add big").unwrap();
+    ws.commit_version(VersionTag::new(1), "Add big").unwrap();
     let oid = git2::Oid::hash_object(git2::ObjectType::Blob, text.as_bytes())
         .unwrap()
         .to_string();

@@ -6,10 +6,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::stub::{Scripted, StubServer};
-use mcpevol::evolve::{self, Backend, Options, RoundOutcome};
+use mcpevol::evolve::{self, Backend, EvolveOptions, RoundOutcome};
 use mcpevol::hunks::Hunk;
 use mcpevol::init::{InitOptions, init};
 use mcpevol::llm::{LlmClient, LlmConfig};
+use mcpevol::operators::OperatorId;
 use mcpevol::server::LaunchConfig;
 use mcpevol::version_record::{self, RoundRecord};
 use mcpevol::workspace::Workspace;
@@ -27,14 +28,22 @@ pub fn init_at(source: &Path, work: &Path, launch: Option<LaunchConfig>) {
         .unwrap();
 }
 
-pub fn options(backend: Backend, rounds: u32, operators: &[&str]) -> Options {
-    Options {
+/// A backend and the options of an evolution with it.
+pub struct Run {
+    pub backend: Backend,
+    pub opts: EvolveOptions,
+}
+
+pub fn options(backend: Backend, rounds: u32, operators: &[&str]) -> Run {
+    Run {
         backend,
-        operators: operators.iter().map(|s| s.to_string()).collect(),
-        // The scripted conversations are sized for four replies per step, one try per round.
-        max_attempts: 4,
-        max_failed_rounds: 1,
-        ..Options::rules(rounds, 4)
+        opts: EvolveOptions {
+            operators: operators.iter().map(|s| OperatorId::parse(s)).collect(),
+            // The scripted conversations are sized for four replies per step, one try per round.
+            max_attempts: 4,
+            max_failed_rounds: 1,
+            ..EvolveOptions::new(rounds, 4)
+        },
     }
 }
 
@@ -55,9 +64,9 @@ pub fn llm(stub: &StubServer, timeout: Duration) -> Backend {
     }
 }
 
-pub fn evolve_with(work: &Path, opts: &Options) -> Vec<RoundOutcome> {
+pub fn evolve_with(work: &Path, run: &Run) -> Vec<RoundOutcome> {
     runtime()
-        .block_on(evolve::evolve(work, opts, |_| {}))
+        .block_on(evolve::evolve(work, &run.backend, &run.opts, |_| {}))
         .unwrap()
 }
 
@@ -89,16 +98,16 @@ pub fn selection(op: &str, targets: &[String]) -> String {
 
 /// Test cases of the tools the recorded rules round changed, expecting what they answered.
 pub fn tests_reply(record: &RoundRecord) -> String {
-    use mcpevol::server::session::Status;
+    use mcpevol::server::session::CallStatus;
     // A model must exercise the change: calls of the tools the round changed.
     let ok: Vec<serde_json::Value> = record
         .tests
         .iter()
         .filter(|t| t.kind != mcpevol::validate::TestKind::Unchanged)
-        .filter(|t| matches!(t.status, Status::Ok | Status::ToolError))
+        .filter(|t| matches!(t.status, CallStatus::Ok | CallStatus::ToolError))
         .take(3)
         .map(|t| {
-            let expect = if t.status == Status::Ok {
+            let expect = if t.status == CallStatus::Ok {
                 "success"
             } else {
                 "error"
@@ -114,10 +123,10 @@ pub fn script_for(planned: &[RoundRecord]) -> Vec<Scripted> {
     let mut script = Vec::new();
     for r in planned {
         script.push(Scripted::reply(selection(
-            r.operator.as_deref().unwrap(),
+            &r.operator.as_ref().unwrap().to_string(),
             &r.targets,
         )));
-        script.push(Scripted::reply(blocks(&r.hunks)));
+        script.push(Scripted::reply(blocks(&r.hunks())));
         script.push(Scripted::reply(tests_reply(r)));
     }
     script
@@ -142,7 +151,7 @@ pub fn rules_rounds(
     let ws = Workspace::open(&work).unwrap();
     (1..=rounds)
         .map(|k| {
-            version_record::read_round(&ws, &format!("v{k}"))
+            version_record::read_round(&ws, format!("v{k}"))
                 .unwrap()
                 .unwrap()
         })
@@ -166,6 +175,6 @@ pub fn trees(work: &Path) -> Vec<String> {
     ws.versions()
         .unwrap()
         .iter()
-        .map(|v| ws.tree_id(&v.tag).unwrap())
+        .map(|v| ws.tree_id(&v.tag.to_string()).unwrap())
         .collect()
 }

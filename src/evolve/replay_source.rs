@@ -5,7 +5,7 @@ use std::path::Path;
 
 use super::EvolveError;
 use crate::version_record::{self, RoundRecord};
-use crate::workspace::Workspace;
+use crate::workspace::{VersionTag, Workspace};
 
 /// Where recorded rounds are read from.
 #[derive(Clone, Debug)]
@@ -32,23 +32,23 @@ impl ReplaySource {
     pub(super) fn round(
         &self,
         ws: &Workspace,
-        k: u32,
+        version: VersionTag,
     ) -> Result<(RoundRecord, Vec<crate::llm::Exchange>), EvolveError> {
         let missing = || EvolveError::NothingToReplay {
             from: self.to_string(),
-            version: format!("v{k}"),
+            version,
         };
         match self {
             ReplaySource::Workspace(dir) => {
                 let recorded = Workspace::open(dir)?;
-                let tag = format!("v{k}");
+                let tag = version.to_string();
                 let round = version_record::read_round(&recorded, &tag)?.ok_or_else(missing)?;
                 Ok((round, version_record::read_exchanges(&recorded, &tag)?))
             }
             ReplaySource::Rev(rev) => {
                 for commit in ws.history(rev)? {
                     if let Some(round) =
-                        version_record::read_round(ws, &commit)?.filter(|r| r.round == k)
+                        version_record::read_round(ws, &commit)?.filter(|r| r.version == version)
                     {
                         return Ok((round, version_record::read_exchanges(ws, &commit)?));
                     }

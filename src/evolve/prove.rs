@@ -1,0 +1,250 @@
+//! Proving a started version: its schema change held to the operators' contracts, the oracle
+//! run against the previous version's answers (adjusted to the change: tools it removed left
+//! out, deterministic outputs confirmed before a difference fails the round), and the
+//! proposer's own test cases, excused where the previous version answers them the same way.
+
+use std::path::Path;
+
+use super::AttemptError;
+use super::attempt::{Proven, Round};
+use super::clock::Step;
+use super::proposer::{Ask, Proposer};
+use crate::contract;
+use crate::mutate::Proposal;
+use crate::operators::Operator;
+use crate::schema::{self, ChangeKind, SchemaChange};
+use crate::server::LiveTools;
+use crate::server::session::{CallStatus, Session};
+use crate::validate::{self, Baseline, TestResult, Verdict};
+use crate::version_record::{self, GeneratedResult};
+
+impl Round<'_> {
+    /// Starts the new version, checks its schema change and runs the oracle and the proposer's
+    /// test cases.
+    pub(super) async fn prove(
+        &self,
+        ask: &Ask<'_>,
+        proposals: &[Proposal],
+        operators: &[&Operator],
+        previous: &LiveTools,
+        baseline: &Baseline,
+        proposer: &mut dyn Proposer,
+    ) -> Result<Proven, AttemptError> {
+        let mut session = self.start().await?;
+        let mut live = match session.list_tools().await {
+            Ok(live) => live,
+            Err(e) => {
+                session.close().await;
+                return Err(e.into());
+            }
+        };
+        let changes = schema::diff(&previous.tools, &live.tools);
+        let judged = self
+            .judge(
+                ask,
+                &mut session,
+                proposals,
+                operators,
+                previous,
+                baseline,
+                &changes,
+                &live,
+                proposer,
+            )
+            .await;
+        let tmp = session.tmp_path().map(Path::to_path_buf);
+        session.close().await;
+        let (tests, generated) = judged?;
+        version_record::scrub_tmp(&mut live, tmp.as_deref());
+        if let Some(failed) = tests.iter().find(|t| t.verdict == Verdict::Failed) {
+            return Err(AttemptError::Test {
+                tool: failed.tool.clone(),
+                reason: failed.reason.clone().unwrap_or_default(),
+            });
+        }
+        if let Some(failed) = generated.iter().find(|t| t.verdict == Verdict::Failed) {
+            return Err(AttemptError::GeneratedTest {
+                tool: failed.test.tool.clone(),
+                arguments: serde_json::Value::Object(failed.test.arguments.clone()).to_string(),
+                reason: failed.reason.clone().unwrap_or_default(),
+            });
+        }
+        Ok(Proven {
+            live,
+            schema_changes: changes,
+            tests,
+            generated,
+        })
+    }
+
+    pub(super) async fn start(&self) -> Result<Session, AttemptError> {
+        Ok(Session::start(self.root, self.config, &[], self.opts.timeout).await?)
+    }
+
+    /// The contracts, the oracle and the generated tests on a running version. A difference
+    /// from a previous output that two samples called deterministic is confirmed with two more
+    /// samples of the previous version before it counts; if they vary, the oracle runs again
+    /// on a fresh start of the new version.
+    #[allow(clippy::too_many_arguments)]
+    async fn judge(
+        &self,
+        ask: &Ask<'_>,
+        session: &mut Session,
+        proposals: &[Proposal],
+        operators: &[&Operator],
+        previous: &LiveTools,
+        baseline: &Baseline,
+        changes: &[SchemaChange],
+        live: &LiveTools,
+        proposer: &mut dyn Proposer,
+    ) -> Result<(Vec<TestResult>, Vec<GeneratedResult>), AttemptError> {
+        verify_contracts(proposals, operators, changes)?;
+        let effects: Vec<validate::Effect> =
+            proposals.iter().flat_map(|p| p.effects.clone()).collect();
+        let change = validate::VersionChange {
+            previous: &previous.tools,
+            current: &live.tools,
+            changes,
+            effects: &effects,
+        };
+        // Without a removed tool's calls, the state later tools see differs: they are compared
+        // with the previous version called the same way.
+        let adjusted = self.without_removed(changes, previous, baseline).await?;
+        let mut base = adjusted.unwrap_or_else(|| baseline.clone());
+        let mut tests = validate::run(session, &base, &change).await;
+        if tests.iter().any(|t| t.differed) {
+            let kept: Vec<serde_json::Value> = previous
+                .tools
+                .iter()
+                .filter(|t| base.calls.keys().any(|k| t["name"] == k.as_str()))
+                .cloned()
+                .collect();
+            let again = self.observe_previous(&kept, &base).await?;
+            if let Some(confirmed) = base.confirm(&again) {
+                base = confirmed;
+                let fresh = self.start().await?;
+                let old = std::mem::replace(session, fresh);
+                old.close().await;
+                session.list_tools().await?;
+                tests = validate::run(session, &base, &change).await;
+            }
+        }
+        let cases = proposer.tests(ask, changes, &live.tools).await?;
+        let mut generated = super::generated::run_generated(session, cases).await;
+        self.excuse_on_previous(&previous.tools, &mut generated)
+            .await;
+        Ok((tests, generated))
+    }
+
+    /// Two more samples of the previous version (a snapshot of HEAD), calling `tools` as the
+    /// baseline did.
+    async fn observe_previous(
+        &self,
+        tools: &[serde_json::Value],
+        baseline: &Baseline,
+    ) -> Result<Baseline, AttemptError> {
+        let started = std::time::Instant::now();
+        let observed = self.observe_head(tools, baseline).await;
+        self.clock.add(Step::Previous, started);
+        observed
+    }
+
+    async fn observe_head(
+        &self,
+        tools: &[serde_json::Value],
+        baseline: &Baseline,
+    ) -> Result<Baseline, AttemptError> {
+        let dir = tempfile::tempdir().map_err(AttemptError::Scratch)?;
+        let head = self.ws.head()?;
+        self.ws.snapshot(&head, dir.path())?;
+        let slow: Vec<String> = baseline
+            .calls
+            .iter()
+            .filter(|(_, o)| o.status == CallStatus::Timeout)
+            .map(|(n, _)| n.clone())
+            .collect();
+        let mut again = Baseline::observe(dir.path(), self.config, tools, self.opts.timeout, &slow)
+            .await
+            .map_err(AttemptError::Previous)?;
+        again.unknown = baseline.unknown.clone();
+        Ok(again)
+    }
+
+    /// The previous version's answers with the tools this change removes left out of the
+    /// calls, or None when it removes none.
+    async fn without_removed(
+        &self,
+        changes: &[SchemaChange],
+        previous: &LiveTools,
+        baseline: &Baseline,
+    ) -> Result<Option<Baseline>, AttemptError> {
+        let removed: Vec<&str> = changes
+            .iter()
+            .filter(|c| c.kind == ChangeKind::ToolRemoved)
+            .map(|c| c.tool.as_str())
+            .collect();
+        if removed.is_empty() {
+            return Ok(None);
+        }
+        let kept: Vec<serde_json::Value> = previous
+            .tools
+            .iter()
+            .filter(|t| !removed.iter().any(|r| t["name"] == *r))
+            .cloned()
+            .collect();
+        let mut again = self.observe_previous(&kept, baseline).await?;
+        for name in removed {
+            if let Some(seen) = baseline.calls.get(name) {
+                again.calls.insert(name.to_string(), seen.clone());
+            }
+        }
+        Ok(Some(again))
+    }
+}
+
+/// Each change held to its operator's contract. One change answers for every schema change;
+/// several answer each for the schema changes of their own tools, and a schema change that no
+/// change's tools account for breaks the version's contract.
+fn verify_contracts(
+    proposals: &[Proposal],
+    operators: &[&Operator],
+    changes: &[SchemaChange],
+) -> Result<(), AttemptError> {
+    let broken = |op: &Operator, violations: Vec<String>| AttemptError::Contract {
+        operator: op.id.to_string(),
+        violations,
+    };
+    if let ([p], [op]) = (proposals, operators) {
+        return contract::verify(&op.contract, changes, &p.targets).map_err(|v| broken(op, v));
+    }
+    let mut claimed = vec![false; changes.len()];
+    for (p, op) in proposals.iter().zip(operators) {
+        let mine: Vec<SchemaChange> = changes
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| p.touches(&c.tool))
+            .map(|(i, c)| {
+                claimed[i] = true;
+                c.clone()
+            })
+            .collect();
+        contract::verify(&op.contract, &mine, &p.targets).map_err(|v| broken(op, v))?;
+    }
+    let unclaimed: Vec<String> = changes
+        .iter()
+        .zip(&claimed)
+        .filter(|(_, claimed)| !**claimed)
+        .map(|(c, _)| format!("tool `{}`: {}", c.tool, c.describe()))
+        .collect();
+    if unclaimed.is_empty() {
+        Ok(())
+    } else {
+        Err(AttemptError::Contract {
+            operator: "the release".into(),
+            violations: vec![format!(
+                "no change of the release makes {}",
+                unclaimed.join("; ")
+            )],
+        })
+    }
+}
