@@ -190,19 +190,42 @@ pub fn verify(
         };
     }
     let mut why = Vec::new();
-    if let Some(allow) = &contract.allow {
-        let allowed = allow
-            .iter()
-            .map(|k| k.as_str())
-            .collect::<Vec<_>>()
-            .join(", ");
-        for c in changes.iter().filter(|c| !allow.contains(&c.kind)) {
-            why.push(format!(
+    why.extend(not_allowed(contract, changes));
+    why.extend(counts_off(contract, changes));
+    why.extend(no_group_holds(contract, changes));
+    why.extend(tools_off(contract, changes));
+    why.extend(added_params_off(contract, changes));
+    if contract.targets_only {
+        why.extend(off_target(changes, targets));
+    }
+    if why.is_empty() { Ok(()) } else { Err(why) }
+}
+
+/// Changes of a kind the contract does not allow.
+fn not_allowed(contract: &Contract, changes: &[SchemaChange]) -> Vec<String> {
+    let Some(allow) = &contract.allow else {
+        return Vec::new();
+    };
+    let allowed = allow
+        .iter()
+        .map(|k| k.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    changes
+        .iter()
+        .filter(|c| !allow.contains(&c.kind))
+        .map(|c| {
+            format!(
                 "{} is not allowed by this operator (allowed: {allowed})",
                 named(c)
-            ));
-        }
-    }
+            )
+        })
+        .collect()
+}
+
+/// Required kinds found too few or too many times.
+fn counts_off(contract: &Contract, changes: &[SchemaChange]) -> Vec<String> {
+    let mut why = Vec::new();
     for count in &contract.require {
         let found: Vec<&SchemaChange> = of_kind(changes, count.kind).collect();
         if !count.bounds().holds(found.len()) {
@@ -214,66 +237,92 @@ pub fn verify(
             why.push(s);
         }
     }
+    why
+}
+
+/// None of the alternative groups holds in full.
+fn no_group_holds(contract: &Contract, changes: &[SchemaChange]) -> Option<String> {
     let groups = &contract.require_any;
-    if !groups.is_empty() && !groups.iter().any(|g| g.iter().all(|c| c.holds(changes))) {
-        let kinds: BTreeSet<ChangeKind> = groups.iter().flatten().map(|c| c.kind).collect();
-        let found: Vec<String> = kinds
-            .iter()
-            .map(|k| format!("{} {k}", of_kind(changes, *k).count()))
-            .collect();
-        why.push(format!(
-            "expected one of: {}; found {}",
-            any_group(groups),
-            found.join(", ")
-        ));
+    if groups.is_empty() || groups.iter().any(|g| g.iter().all(|c| c.holds(changes))) {
+        return None;
     }
-    let touched: BTreeSet<&str> = changes.iter().map(|c| c.tool.as_str()).collect();
-    if let Some(tools) = contract.tools
-        && !tools.holds(touched.len())
-    {
-        let n = touched.len();
-        why.push(format!(
+    let kinds: BTreeSet<ChangeKind> = groups.iter().flatten().map(|c| c.kind).collect();
+    let found: Vec<String> = kinds
+        .iter()
+        .map(|k| format!("{} {k}", of_kind(changes, *k).count()))
+        .collect();
+    Some(format!(
+        "expected one of: {}; found {}",
+        any_group(groups),
+        found.join(", ")
+    ))
+}
+
+fn touched(changes: &[SchemaChange]) -> BTreeSet<&str> {
+    changes.iter().map(|c| c.tool.as_str()).collect()
+}
+
+/// The changes touch more or fewer tools than the operator does.
+fn tools_off(contract: &Contract, changes: &[SchemaChange]) -> Option<String> {
+    let tools = contract.tools?;
+    let touched = touched(changes);
+    let n = touched.len();
+    (!tools.holds(n)).then(|| {
+        format!(
             "the changes touch {n} tool{} ({}), but this operator touches {} tool{}",
             if n == 1 { "" } else { "s" },
             ticked(touched.iter().copied()),
             words(tools),
             if tools.max == Some(1) { "" } else { "s" },
-        ));
-    }
-    if let Some(rule) = contract.added_params {
-        let want = rule == AddedParams::Required;
-        for c in of_kind(changes, ChangeKind::ParamAdded)
-            .filter(|c| c.required.is_some_and(|r| r != want))
-        {
-            let (is, only) = if want {
-                ("optional", "required")
-            } else {
-                ("required", "optional")
-            };
-            why.push(format!(
+        )
+    })
+}
+
+/// Added parameters that are optional where the operator adds required ones, or the reverse.
+fn added_params_off(contract: &Contract, changes: &[SchemaChange]) -> Vec<String> {
+    let Some(rule) = contract.added_params else {
+        return Vec::new();
+    };
+    let want = rule == AddedParams::Required;
+    let (is, only) = if want {
+        ("optional", "required")
+    } else {
+        ("required", "optional")
+    };
+    of_kind(changes, ChangeKind::ParamAdded)
+        .filter(|c| c.required.is_some_and(|r| r != want))
+        .map(|c| {
+            format!(
                 "tool `{}`: added parameter `{}` is {is}, but this operator adds only {only} parameters",
                 c.tool,
                 c.param.as_deref().unwrap_or("?"),
+            )
+        })
+        .collect()
+}
+
+/// Tools the changes touch that are not targets (added tools are exempt: a new tool cannot
+/// have been chosen before it existed).
+fn off_target(changes: &[SchemaChange], targets: &[String]) -> Vec<String> {
+    let mut why = Vec::new();
+    for tool in touched(changes)
+        .into_iter()
+        .filter(|t| !targets.iter().any(|x| x == *t))
+    {
+        let off: Vec<String> = changes
+            .iter()
+            .filter(|c| c.tool == tool && c.kind != ChangeKind::ToolAdded)
+            .map(SchemaChange::describe)
+            .collect();
+        if !off.is_empty() {
+            why.push(format!(
+                "tool `{tool}` is not a target of this round (targets: {}), yet it has {}",
+                ticked(targets.iter().map(String::as_str)),
+                off.join(", "),
             ));
         }
     }
-    if contract.targets_only {
-        for tool in touched.iter().filter(|t| !targets.iter().any(|x| x == *t)) {
-            let off: Vec<String> = changes
-                .iter()
-                .filter(|c| c.tool == *tool && c.kind != ChangeKind::ToolAdded)
-                .map(SchemaChange::describe)
-                .collect();
-            if !off.is_empty() {
-                why.push(format!(
-                    "tool `{tool}` is not a target of this round (targets: {}), yet it has {}",
-                    ticked(targets.iter().map(String::as_str)),
-                    off.join(", "),
-                ));
-            }
-        }
-    }
-    if why.is_empty() { Ok(()) } else { Err(why) }
+    why
 }
 
 #[cfg(test)]

@@ -56,7 +56,7 @@ pub struct EntrySurvey {
     pub id: String,
     pub package: String,
     /// `Err` holds the cause when the package could not be anchored or the server not listed.
-    pub result: Result<Listing, String>,
+    pub result: Result<Listing, SurveyFailure>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -71,7 +71,22 @@ pub struct Listing {
 pub struct PackageSurvey {
     pub package: String,
     pub entries: Vec<String>,
-    pub result: Result<Comparison, String>,
+    pub result: Result<Comparison, SurveyFailure>,
+}
+
+/// Why a package could not be surveyed; written in JSON as its message.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum SurveyFailure {
+    #[error("{0}")]
+    Anchor(std::sync::Arc<crate::anchor::AnchorError>),
+    #[error("{0}")]
+    Server(std::sync::Arc<crate::server::ServerError>),
+}
+
+impl Serialize for SurveyFailure {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
 }
 
 /// Anchors one package and lists its live tools with the given launch settings.
@@ -79,14 +94,16 @@ pub async fn survey_package(
     root: &Path,
     config: &LaunchConfig,
     timeout: Duration,
-) -> Result<Listing, String> {
-    let inventory = anchor::anchor(root).map_err(|e| e.to_string())?;
+) -> Result<Listing, SurveyFailure> {
+    let server = |e| SurveyFailure::Server(std::sync::Arc::new(e));
+    let inventory =
+        anchor::anchor(root).map_err(|e| SurveyFailure::Anchor(std::sync::Arc::new(e)))?;
     let mut session = Session::start(root, config, &[], timeout)
         .await
-        .map_err(|e| e.to_string())?;
+        .map_err(server)?;
     let live = session.list_tools().await;
     session.close().await;
-    let live = live.map_err(|e| e.to_string())?;
+    let live = live.map_err(server)?;
     let names = |v: Vec<&str>| v.into_iter().map(str::to_string).collect();
     Ok(Listing {
         anchored: names(inventory.names()),

@@ -232,6 +232,21 @@ fn merging_refuses_missing_overlapping_and_foreign_shards() {
         &a,
         &b,
     ]));
+    // Merging into a folder that already holds a batch (the one just merged) is refused as a
+    // folder that is not empty, naming no flag `merge` does not have.
+    let again = mcpevol(&[
+        "batch",
+        "merge",
+        tmp.path().join("m4").to_str().unwrap(),
+        &a,
+        &b,
+    ]);
+    assert!(!again.status.success());
+    let why = stderr(&again);
+    assert!(
+        why.contains("is not empty") && !why.contains("--out"),
+        "{why}"
+    );
 }
 
 #[test]

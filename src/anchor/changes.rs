@@ -34,7 +34,7 @@ static LAST: std::sync::Mutex<Option<(u64, u64, Vec<TextChange>)>> = std::sync::
 /// boundaries of their texts.
 pub fn changes(old: &str, new: &str) -> Vec<TextChange> {
     if old.len().max(new.len()) < REMEMBERED_MIN_BYTES {
-        return diff(old, new);
+        return diff(old, new, DIFF_DEADLINE);
     }
     let key = (
         super::content_hash(old.as_bytes()),
@@ -46,12 +46,14 @@ pub fn changes(old: &str, new: &str) -> Vec<TextChange> {
     {
         return found.clone();
     }
-    let found = diff(old, new);
+    let found = diff(old, new, DIFF_DEADLINE);
     *last = Some((key.0, key.1, found.clone()));
     found
 }
 
-fn diff(old: &str, new: &str) -> Vec<TextChange> {
+/// The diff, coarser past `allowed` time (tests that check its precision give it more, so
+/// that a busy machine cannot fail them).
+fn diff(old: &str, new: &str, allowed: Duration) -> Vec<TextChange> {
     if old == new {
         return Vec::new();
     }
@@ -64,7 +66,7 @@ fn diff(old: &str, new: &str) -> Vec<TextChange> {
         old: prefix..a.len() - suffix,
         new: prefix..b.len() - suffix,
     };
-    let deadline = Instant::now() + DIFF_DEADLINE;
+    let deadline = Instant::now() + allowed;
     let mut out = Vec::new();
     if middle.old.len().max(middle.new.len()) <= BYTE_DIFF_MAX {
         bytes_diff(old, new, &middle, deadline, &mut out);
@@ -207,7 +209,8 @@ mod tests {
         let mut new = old.clone();
         new.replace_range(27 * 30_000 + 15..27 * 30_000 + 21, "yield");
         new.insert_str(27 * 10, "// first\n");
-        let found = changes(&old, &new);
+        // Time enough for a loaded machine: precision, not speed, is what this checks.
+        let found = diff(&old, &new, Duration::from_secs(60));
         // The byte diff may split the replaced word; each change stays at one of the edits.
         let near = |at: usize| found.iter().any(|c| c.old.start.abs_diff(at) < 32);
         assert!(near(270) && near(27 * 30_000 + 15), "{found:?}");

@@ -146,13 +146,21 @@ impl Queries {
     }
 }
 
+/// A query file that does not compile for a grammar.
+#[derive(Debug, thiserror::Error)]
+#[error("query {file} does not compile for {lang:?}: {} at row {}, column {}", .error.message, .error.row, .error.column)]
+pub struct BadQuery {
+    pub file: &'static str,
+    pub lang: Lang,
+    pub error: tree_sitter::QueryError,
+}
+
 /// Compiles one query file for one grammar; the error names the file, grammar and position.
-pub fn compile_query(lang: Lang, source: &QuerySource) -> Result<Query, String> {
-    Query::new(&lang.language(), source.text).map_err(|e| {
-        format!(
-            "query {} does not compile for {lang:?}: {} at row {}, column {}",
-            source.name, e.message, e.row, e.column
-        )
+pub fn compile_query(lang: Lang, source: &QuerySource) -> Result<Query, BadQuery> {
+    Query::new(&lang.language(), source.text).map_err(|error| BadQuery {
+        file: source.name,
+        lang,
+        error,
     })
 }
 

@@ -175,7 +175,7 @@ impl Manifest {
             }
             match resolve(entry, dir, line) {
                 Ok(server) => servers.push(server),
-                Err(why) => problems.push(at(why)),
+                Err(why) => problems.push(at(why.to_string())),
             }
         }
         if servers.is_empty() && problems.is_empty() {
@@ -208,7 +208,7 @@ impl Manifest {
                             path: self.path.clone(),
                             line: s.line,
                             server: Some(s.name.clone()),
-                            why,
+                            why: why.to_string(),
                         });
                     }
                 }
@@ -222,20 +222,37 @@ impl Manifest {
     }
 }
 
-fn resolve(entry: &ManifestEntry, dir: &Path, line: usize) -> Result<Server, String> {
+/// What is wrong with one server of a manifest.
+#[derive(Debug, thiserror::Error)]
+enum ServerProblem {
+    #[error("give `package` or `source`, not both")]
+    PackageAndSource,
+    #[error("no `package` (a folder under node_modules/) or `source` (an npm spec or a folder)")]
+    NoSource,
+    #[error("{} has no package.json, so it is not a package", .0.display())]
+    NotAPackage(PathBuf),
+    #[error("{} does not exist (is the package installed?)", .0.display())]
+    Missing(PathBuf),
+    #[error("cannot run `npm view {spec}`: {source}")]
+    NpmView {
+        spec: String,
+        source: std::io::Error,
+    },
+    #[error("`npm view {spec}` did not answer within {}s", NPM_VIEW_TIMEOUT.as_secs())]
+    NpmViewTimeout { spec: String },
+    #[error("npm package `{spec}` cannot be installed: {cause}")]
+    NotInstallable { spec: String, cause: String },
+}
+
+fn resolve(entry: &ManifestEntry, dir: &Path, line: usize) -> Result<Server, ServerProblem> {
     let origin = match (&entry.package, &entry.source) {
         (Some(package), None) => Origin::Folder(absolute(&dir.join("node_modules").join(package))),
         (None, Some(source)) if is_folder(source, dir) => {
             Origin::Folder(absolute(&dir.join(source)))
         }
         (None, Some(spec)) => Origin::Npm(spec.clone()),
-        (Some(_), Some(_)) => return Err("give `package` or `source`, not both".into()),
-        (None, None) => {
-            return Err(
-                "no `package` (a folder under node_modules/) or `source` (an npm spec or a folder)"
-                    .into(),
-            );
-        }
+        (Some(_), Some(_)) => return Err(ServerProblem::PackageAndSource),
+        (None, None) => return Err(ServerProblem::NoSource),
     };
     let launch = (entry.command.is_some() || entry.args.is_some()).then(|| LaunchConfig {
         command: entry.command.clone().unwrap_or_else(|| "node".into()),
@@ -267,29 +284,27 @@ fn absolute(path: &Path) -> PathBuf {
     std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
-fn installable(server: &Server) -> Result<(), String> {
+fn installable(server: &Server) -> Result<(), ServerProblem> {
     match &server.origin {
         Origin::Folder(dir) if dir.join("package.json").is_file() => Ok(()),
-        Origin::Folder(dir) if dir.is_dir() => Err(format!(
-            "{} has no package.json, so it is not a package",
-            dir.display()
-        )),
-        Origin::Folder(dir) => Err(format!(
-            "{} does not exist (is the package installed?)",
-            dir.display()
-        )),
+        Origin::Folder(dir) if dir.is_dir() => Err(ServerProblem::NotAPackage(dir.clone())),
+        Origin::Folder(dir) => Err(ServerProblem::Missing(dir.clone())),
         Origin::Npm(spec) => npm_view(spec),
     }
 }
 
-fn npm_view(spec: &str) -> Result<(), String> {
+fn npm_view(spec: &str) -> Result<(), ServerProblem> {
+    let failed = |source| ServerProblem::NpmView {
+        spec: spec.to_string(),
+        source,
+    };
     let mut child = Command::new("npm")
         .args(["view", spec, "version"])
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
-        .map_err(|e| format!("cannot run `npm view {spec}`: {e}"))?;
+        .map_err(failed)?;
     let started = std::time::Instant::now();
     loop {
         match child.try_wait() {
@@ -297,18 +312,15 @@ fn npm_view(spec: &str) -> Result<(), String> {
             Ok(None) if started.elapsed() > NPM_VIEW_TIMEOUT => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(format!(
-                    "`npm view {spec}` did not answer within {}s",
-                    NPM_VIEW_TIMEOUT.as_secs()
-                ));
+                return Err(ServerProblem::NpmViewTimeout {
+                    spec: spec.to_string(),
+                });
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(100)),
-            Err(e) => return Err(format!("`npm view {spec}`: {e}")),
+            Err(e) => return Err(failed(e)),
         }
     }
-    let output = child
-        .wait_with_output()
-        .map_err(|e| format!("`npm view {spec}`: {e}"))?;
+    let output = child.wait_with_output().map_err(failed)?;
     let stdout = String::from_utf8_lossy(&output.stdout);
     if output.status.success() && !stdout.trim().is_empty() {
         return Ok(());
@@ -319,7 +331,10 @@ fn npm_view(spec: &str) -> Result<(), String> {
         .find(|l| l.contains("E404") || l.contains("ERR!"))
         .unwrap_or("no such version")
         .trim();
-    Err(format!("npm package `{spec}` cannot be installed: {cause}"))
+    Err(ServerProblem::NotInstallable {
+        spec: spec.to_string(),
+        cause: cause.to_string(),
+    })
 }
 
 fn valid_name(name: &str) -> bool {

@@ -13,8 +13,38 @@ use crate::workspace;
 
 /// Joins the shard folders `dirs` into `out` (new or empty) and writes its summary.
 pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Summary, BatchError> {
-    let refuse = |why: String| BatchError::Merge(why);
-    let mut shards: Vec<(PathBuf, BatchPlan)> = Vec::new();
+    let shards = load(dirs)?;
+    let (first_dir, first) = shards[0].clone();
+    let by_index = one_batch(&first_dir, &first, &shards)?;
+    let count = first.shard.count;
+    complete(count, &by_index)?;
+    finished(&shards)?;
+    let empty = std::fs::read_dir(out).map_or(true, |mut d| d.next().is_none());
+    if !empty {
+        return Err(refuse(format!(
+            "{} is not empty; `batch merge` writes the merged batch into a new or empty folder",
+            out.display()
+        )));
+    }
+    copy(out, &shards)?;
+    let merged = BatchPlan {
+        shard: Shard::default(),
+        ..first
+    };
+    merged.save(out)?;
+    let all: Vec<Shard> = (0..count).map(|index| Shard { index, count }).collect();
+    let summary = Summary::build(out, &merged, &all)?;
+    summary.save(out)?;
+    Ok(summary)
+}
+
+fn refuse(why: String) -> BatchError {
+    BatchError::Merge(why)
+}
+
+/// Each folder's plan; at least one.
+fn load(dirs: &[PathBuf]) -> Result<Vec<(PathBuf, BatchPlan)>, BatchError> {
+    let mut shards = Vec::new();
     for dir in dirs {
         let plan = BatchPlan::load(dir)?.ok_or_else(|| {
             refuse(format!(
@@ -25,11 +55,20 @@ pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Summary, BatchError> {
         })?;
         shards.push((dir.clone(), plan));
     }
-    let Some((first_dir, first)) = shards.first().cloned() else {
+    if shards.is_empty() {
         return Err(refuse("no shard folders given".into()));
-    };
+    }
+    Ok(shards)
+}
+
+/// The shards by index, once it is sure they are distinct shards of one batch split one way.
+fn one_batch<'a>(
+    first_dir: &Path,
+    first: &BatchPlan,
+    shards: &'a [(PathBuf, BatchPlan)],
+) -> Result<BTreeMap<u32, &'a Path>, BatchError> {
     let mut by_index: BTreeMap<u32, &Path> = BTreeMap::new();
-    for (dir, plan) in &shards {
+    for (dir, plan) in shards {
         if let Some(what) = first.difference(plan) {
             return Err(refuse(format!(
                 "{} and {} are shards of different batches: they differ in {what}",
@@ -55,20 +94,29 @@ pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Summary, BatchError> {
             )));
         }
     }
-    let count = first.shard.count;
+    Ok(by_index)
+}
+
+/// Every shard of the split is there.
+fn complete(count: u32, by_index: &BTreeMap<u32, &Path>) -> Result<(), BatchError> {
     let missing: Vec<String> = (0..count)
         .filter(|i| !by_index.contains_key(i))
         .map(|index| Shard { index, count }.to_string())
         .collect();
-    if !missing.is_empty() {
-        return Err(refuse(format!(
-            "shard{} {} of the batch {} missing; give every shard's folder",
-            if missing.len() > 1 { "s" } else { "" },
-            missing.join(", "),
-            if missing.len() > 1 { "are" } else { "is" }
-        )));
+    if missing.is_empty() {
+        return Ok(());
     }
-    for (dir, plan) in &shards {
+    Err(refuse(format!(
+        "shard{} {} of the batch {} missing; give every shard's folder",
+        if missing.len() > 1 { "s" } else { "" },
+        missing.join(", "),
+        if missing.len() > 1 { "are" } else { "is" }
+    )))
+}
+
+/// Every server of every shard has finished (committed its rounds, or stopped on an error).
+fn finished(shards: &[(PathBuf, BatchPlan)]) -> Result<(), BatchError> {
+    for (dir, plan) in shards {
         let unfinished: Vec<&str> = plan
             .owned()
             .map(|p| p.name.as_str())
@@ -85,11 +133,12 @@ pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Summary, BatchError> {
             )));
         }
     }
-    let empty = std::fs::read_dir(out).map_or(true, |mut d| d.next().is_none());
-    if !empty {
-        return Err(BatchError::NotABatch(out.to_path_buf()));
-    }
-    for (dir, plan) in &shards {
+    Ok(())
+}
+
+/// Each shard's workspaces and state files, copied into `out`.
+fn copy(out: &Path, shards: &[(PathBuf, BatchPlan)]) -> Result<(), BatchError> {
+    for (dir, plan) in shards {
         for planned in plan.owned() {
             let name = &planned.name;
             let from = state::workspace_dir(dir, name);
@@ -104,13 +153,5 @@ pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Summary, BatchError> {
             ServerState::load(dir, name)?.save(out, name)?;
         }
     }
-    let merged = BatchPlan {
-        shard: Shard::default(),
-        ..first
-    };
-    merged.save(out)?;
-    let all: Vec<Shard> = (0..count).map(|index| Shard { index, count }).collect();
-    let summary = Summary::build(out, &merged, &all)?;
-    summary.save(out)?;
-    Ok(summary)
+    Ok(())
 }

@@ -6,6 +6,7 @@
 //! (anchoring, parsing, git) then never holds up another server's I/O, and the round loop's
 //! futures need not be `Send`.
 
+mod job;
 pub mod manifest;
 pub mod merge;
 pub mod progress;
@@ -16,19 +17,18 @@ pub mod summary;
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
 
 use sha2::{Digest, Sha256};
 use tokio::sync::watch;
 
-use crate::evolve::{self, Backend, BackendKind, EvolveOptions, RoundOutcome};
-use crate::init::{InitOptions, init};
-use crate::operators::OperatorId;
+use crate::evolve::{Backend, BackendKind, EvolveOptions};
 use crate::workspace::Workspace;
+use job::Job;
+pub use job::JobError;
 use manifest::{Manifest, Server};
 use progress::Progress;
 use shard::Shard;
-use state::{BatchPlan, Planned, ServerState, StepTimes, UncommittedRound};
+use state::{BatchPlan, Planned, ServerState};
 use summary::Summary;
 
 #[derive(Debug, thiserror::Error)]
@@ -147,26 +147,7 @@ pub fn run(
         plan.save(out)?;
     }
 
-    let mut queue = VecDeque::new();
-    let (mut total, mut done, mut finished) = (0u64, 0u64, 0usize);
-    for (server, planned) in &owned {
-        let st = ServerState::load(out, &server.name)?;
-        let accounted = accounted(out, planned, &st);
-        done += accounted;
-        if st.finished {
-            finished += 1;
-            total += accounted;
-        } else {
-            total += u64::from(planned.rounds);
-            queue.push_back(((*server).clone(), (*planned).clone()));
-        }
-    }
-    // Largest first, so that a long server does not start last and leave the other jobs idle:
-    // a server's source size is a rough guide to how long its rounds take.
-    let mut queue: Vec<_> = queue.into_iter().collect();
-    queue.sort_by_key(|(server, _)| std::cmp::Reverse(size_hint(server)));
-    let queue: VecDeque<_> = queue.into();
-    let progress = Progress::new(opts.bars, total, done, owned.len(), finished);
+    let (queue, progress) = queue(out, &owned, opts)?;
     let queue = Mutex::new(queue);
     let worker = || -> Result<(), BatchError> {
         let rt = tokio::runtime::Builder::new_current_thread()
@@ -210,6 +191,34 @@ pub fn run(
     let summary = Summary::build(out, &plan, &[plan.shard])?;
     summary.save(out)?;
     Ok(summary)
+}
+
+/// The servers still to run, largest first, and the progress display primed with what earlier
+/// runs did.
+fn queue(
+    out: &Path,
+    owned: &[(&Server, &Planned)],
+    opts: &BatchOptions,
+) -> Result<(VecDeque<(Server, Planned)>, Progress), BatchError> {
+    let mut queue = Vec::new();
+    let (mut total, mut done, mut finished) = (0u64, 0u64, 0usize);
+    for (server, planned) in owned {
+        let st = ServerState::load(out, &server.name)?;
+        let accounted = accounted(out, planned, &st);
+        done += accounted;
+        if st.finished {
+            finished += 1;
+            total += accounted;
+        } else {
+            total += u64::from(planned.rounds);
+            queue.push(((*server).clone(), (*planned).clone()));
+        }
+    }
+    // Largest first, so that a long server does not start last and leave the other jobs idle:
+    // a server's source size is a rough guide to how long its rounds take.
+    queue.sort_by_key(|(server, _)| std::cmp::Reverse(size_hint(server)));
+    let progress = Progress::new(opts.bars, total, done, owned.len(), finished);
+    Ok((queue.into(), progress))
 }
 
 /// Whether `out` can hold `plan`: a new or empty folder (false), or one an earlier run of the
@@ -257,144 +266,16 @@ fn size_hint(server: &Server) -> u64 {
 }
 
 /// Rounds of `planned` already run: committed or failed.
-fn accounted(out: &Path, planned: &Planned, st: &ServerState) -> u64 {
+pub(crate) fn accounted(out: &Path, planned: &Planned, st: &ServerState) -> u64 {
     let reached = latest_number(&state::workspace_dir(out, &planned.name));
     u64::from(planned.rounds).min(u64::from(reached) + st.failed_rounds.len() as u64)
 }
 
-fn latest_number(ws_dir: &Path) -> u32 {
+pub(crate) fn latest_number(ws_dir: &Path) -> u32 {
     Workspace::open(ws_dir)
         .ok()
         .and_then(|ws| ws.latest().ok().flatten())
         .map_or(0, |v| v.number())
-}
-
-/// One server's run in a worker thread.
-struct Job<'a> {
-    out: &'a Path,
-    server: &'a Server,
-    planned: &'a Planned,
-    opts: &'a BatchOptions,
-    progress: &'a Progress,
-}
-
-impl Job<'_> {
-    async fn run(&self, cancel: &mut watch::Receiver<bool>) -> Result<(), BatchError> {
-        let name = &self.server.name;
-        let mut st = ServerState::load(self.out, name)?;
-        let started = Instant::now();
-        let outcome = tokio::select! {
-            r = self.evolve(&mut st.failed_rounds, &mut st.steps) => Some(r),
-            _ = cancel.wait_for(|stop| *stop) => None,
-        };
-        st.seconds += started.elapsed().as_secs_f64();
-        let ws_dir = state::workspace_dir(self.out, name);
-        let text = match outcome {
-            None => {
-                settle(&ws_dir).map_err(|why| BatchError::Server {
-                    name: name.clone(),
-                    why,
-                })?;
-                st.interrupted = true;
-                "interrupted; its workspace is back at its last version".to_string()
-            }
-            Some(Ok(())) => {
-                st.finished = true;
-                st.interrupted = false;
-                st.error = None;
-                format!("done at v{}", latest_number(&ws_dir))
-            }
-            Some(Err(why)) => {
-                settle(&ws_dir).map_err(|why| BatchError::Server {
-                    name: name.clone(),
-                    why,
-                })?;
-                st.interrupted = false;
-                st.error = Some(why.clone());
-                format!("error: {}", why.lines().next().unwrap_or(""))
-            }
-        };
-        let skipped = u64::from(self.planned.rounds) - accounted(self.out, self.planned, &st);
-        st.save(self.out, name)?;
-        self.progress.finish(name, &text, skipped);
-        Ok(())
-    }
-
-    /// Installs the server if its workspace is not there yet, drops what an interrupted run
-    /// left half made, and runs the rounds still to do. Failed rounds go to `failed`.
-    async fn evolve(
-        &self,
-        failed: &mut Vec<UncommittedRound>,
-        steps: &mut StepTimes,
-    ) -> Result<(), String> {
-        let name = &self.server.name;
-        let ws_dir = state::workspace_dir(self.out, name);
-        if ws_dir.exists() && Workspace::open(&ws_dir).is_err() {
-            // An install that was stopped half way: start it again.
-            std::fs::remove_dir_all(&ws_dir)
-                .map_err(|e| format!("cannot remove {}: {e}", ws_dir.display()))?;
-        }
-        if !ws_dir.exists() {
-            self.progress.phase(name, "installing");
-            let opts = InitOptions {
-                launch: self.server.launch.clone(),
-                args: Vec::new(),
-                env: self.server.env.clone(),
-                timeout: self.opts.evolve.timeout,
-                stages: self.opts.evolve.stages.clone(),
-            };
-            let started = Instant::now();
-            let made = init(&self.server.origin.as_source(), &ws_dir, &opts).await;
-            steps.init_ms += started.elapsed().as_secs_f64() * 1e3;
-            made.map_err(|e| format!("init: {e}"))?;
-        }
-        let reached = settle(&ws_dir)?;
-        let remaining = self.planned.rounds.saturating_sub(reached);
-        if remaining == 0 {
-            return Ok(());
-        }
-        let backend = (self.opts.backend)(self.server).map_err(|e| e.to_string())?;
-        let opts = EvolveOptions {
-            rounds: remaining,
-            seed: self.planned.seed,
-            ..self.opts.evolve.clone()
-        };
-        let target = self.planned.rounds;
-        self.progress
-            .phase(name, &format!("round {}/{target}", reached + 1));
-        evolve::evolve(&ws_dir, &backend, &opts, |o: &RoundOutcome| {
-            steps.add_round(&o.timings);
-            let op = o
-                .operator
-                .as_ref()
-                .map_or("--".to_string(), OperatorId::to_string);
-            let number = o.version.number();
-            let text = match &o.commit {
-                Some(c) => format!("{} {op} committed {}", o.version, &c[..12.min(c.len())]),
-                None => {
-                    let reason = o.reason.clone().unwrap_or_default();
-                    failed.push(UncommittedRound {
-                        version: o.version,
-                        operator: o.operator.clone(),
-                        reason: reason.clone(),
-                    });
-                    format!(
-                        "{} {op} failed: {}",
-                        o.version,
-                        reason.lines().next().unwrap_or("")
-                    )
-                }
-            };
-            self.progress.round(name, &text);
-            if number < target {
-                self.progress
-                    .phase(name, &format!("round {}/{target}", number + 1));
-            }
-        })
-        .await
-        .map(|_| ())
-        .map_err(|e| e.to_string())
-    }
 }
 
 /// The workspaces of a workspace or batch folder.
@@ -441,29 +322,4 @@ pub fn summary_of(path: &Path) -> Result<Option<Summary>, BatchError> {
         Some(plan) => Summary::build(path, &plan, &[plan.shard]).map(Some),
         None => Ok(None),
     }
-}
-
-/// Puts a workspace back at its latest version: a half-made round (changed files, or a commit
-/// that did not get its tag) is dropped. Returns that version's number. A folder that is not a
-/// workspace (an install stopped half way) is removed.
-fn settle(ws_dir: &Path) -> Result<u32, String> {
-    let ws = match Workspace::open(ws_dir) {
-        Ok(ws) => ws,
-        Err(_) if ws_dir.exists() => {
-            std::fs::remove_dir_all(ws_dir)
-                .map_err(|e| format!("cannot remove {}: {e}", ws_dir.display()))?;
-            return Ok(0);
-        }
-        Err(_) => return Ok(0),
-    };
-    let latest = ws
-        .latest()
-        .map_err(|e| e.to_string())?
-        .ok_or_else(|| format!("{} has no version v0", ws_dir.display()))?;
-    let head = ws.head().map_err(|e| e.to_string())?;
-    let dirty = !ws.dirty_paths().map_err(|e| e.to_string())?.is_empty();
-    if head != latest.commit || dirty {
-        ws.restore(&latest.commit).map_err(|e| e.to_string())?;
-    }
-    Ok(latest.number())
 }

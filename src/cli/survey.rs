@@ -75,7 +75,11 @@ fn print_surveys(surveys: &[PackageSurvey]) {
                     }
                 );
             }
-            Err(e) => println!("{:<48} failed: {}", s.package, first_line(e, 120)),
+            Err(e) => println!(
+                "{:<48} failed: {}",
+                s.package,
+                first_line(&e.to_string(), 120)
+            ),
         }
     }
 }

@@ -159,7 +159,7 @@ impl Round<'_> {
             .iter()
             .map(|p| {
                 operators::find(self.operators, &p.operator)
-                    .ok_or_else(|| EvolveError::UnknownOperator(p.operator.to_string()))
+                    .ok_or_else(|| EvolveError::UnknownOperator(p.operator.clone()))
             })
             .collect()
     }

@@ -13,6 +13,7 @@ mod clock;
 mod generated;
 mod given_proposer;
 mod model_proposer;
+mod outcome;
 mod proposer;
 mod prove;
 mod replay_source;
@@ -25,6 +26,7 @@ pub use backend::{Backend, BackendKind};
 pub use clock::Timings;
 pub use given_proposer::GivenProposer;
 pub use model_proposer::ModelProposer;
+pub use outcome::{RoundOutcome, RoundStatus};
 pub use proposer::{Ask, GiveUp, Proposed, Proposer, Provenance};
 pub use replay_source::ReplaySource;
 pub use rule_proposer::RuleProposer;
@@ -33,14 +35,12 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
-
 use crate::anchor;
 use crate::operators::{self, Operator, OperatorId};
 use crate::server::session::CallStatus;
 use crate::server::{LaunchConfig, LiveTools};
 use crate::validate::{self, Baseline};
-use crate::version_record::{self, Rejection};
+use crate::version_record;
 use crate::workspace::{VersionTag, Workspace};
 use attempt::{Round, RoundEnd};
 use clock::Clock;
@@ -98,65 +98,6 @@ impl EvolveOptions {
     }
 }
 
-/// How a round ended.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "kebab-case")]
-pub enum RoundStatus {
-    Committed,
-    Failed,
-}
-
-/// One round as the command-line contract reports it.
-#[derive(Debug, Clone, Serialize)]
-pub struct RoundOutcome {
-    pub version: VersionTag,
-    pub commit: Option<String>,
-    pub operator: Option<OperatorId>,
-    pub tools: Vec<String>,
-    pub status: RoundStatus,
-    pub attempts: u32,
-    /// The committed version's checks: passed, failed (always 0 when committed), unverifiable.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tests: Option<validate::Tally>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-    /// Where the round's time went, all attempts together (not recorded in the commit: it
-    /// differs from run to run).
-    pub timings: Timings,
-    /// The attempts of a failed round, recorded with the next committed version.
-    #[serde(skip)]
-    pub rejected: Vec<Rejection>,
-    /// The round failed because the model endpoint did (not because of what it answered).
-    #[serde(skip)]
-    pub endpoint_failed: bool,
-}
-
-impl RoundOutcome {
-    /// A round that ended without a commit, after `attempts` attempts and the rejections in
-    /// `rejected`.
-    pub(crate) fn failed(
-        version: VersionTag,
-        reason: String,
-        rejected: &[Rejection],
-        attempts: u32,
-    ) -> RoundOutcome {
-        let last_tried = rejected.iter().rev().find(|r| r.operator.is_some());
-        RoundOutcome {
-            version,
-            commit: None,
-            operator: last_tried.and_then(|r| r.operator.clone()),
-            tools: last_tried.map(|r| r.targets.clone()).unwrap_or_default(),
-            status: RoundStatus::Failed,
-            attempts,
-            tests: None,
-            reason: Some(reason),
-            timings: Timings::default(),
-            rejected: rejected.to_vec(),
-            endpoint_failed: false,
-        }
-    }
-}
-
 #[derive(Debug, thiserror::Error)]
 pub enum EvolveError {
     #[error(transparent)]
@@ -180,11 +121,16 @@ pub enum EvolveError {
     #[error(transparent)]
     Server(#[from] crate::server::ServerError),
     #[error("unknown operator {0}; `mcpevol operators list` shows the known ones")]
-    UnknownOperator(String),
-    #[error("{0}")]
-    Operators(String),
+    UnknownOperator(OperatorId),
+    #[error(transparent)]
+    Operators(#[from] operators::OperatorError),
+    #[error("{}: {source}", path.display())]
+    Config {
+        path: PathBuf,
+        source: toml::de::Error,
+    },
     #[error("a prompt could not be filled: {0}")]
-    Prompt(String),
+    Prompt(#[from] crate::prompt::PromptError),
     #[error("{from} has no recorded round {version} to replay")]
     NothingToReplay { from: String, version: VersionTag },
     #[error("interrupted; the workspace is back at {version}, its last committed version")]
@@ -204,6 +150,15 @@ struct Evolution<'a> {
     opts: &'a EvolveOptions,
 }
 
+/// The latest committed version as the next round sees it: its live tools and its answers.
+struct Current {
+    version: VersionTag,
+    tools: LiveTools,
+    baseline: Baseline,
+    /// The time observing it took, counted in the next round's first try.
+    baseline_ms: f64,
+}
+
 /// Runs `opts.rounds` rounds on top of the latest version, each proposed by `backend`.
 /// `report` hears each round as it ends.
 pub async fn evolve(
@@ -216,93 +171,36 @@ pub async fn evolve(
     // A run killed before (kill -9) is recovered here; the lock is held until we return.
     let (_lock, _recovered) = ws.lock_for_evolve()?;
     let evolution = Evolution::open(root, ws, opts)?;
-    let latest = evolution
-        .ws
-        .latest()?
-        .ok_or_else(|| EvolveError::NoVersions(root.display().to_string()))?;
-    let mut previous = version_record::read_tools(&evolution.ws, latest.tag.to_string())?
-        .ok_or_else(|| EvolveError::NoVersions(root.display().to_string()))?;
-    // Tools that timed out in the last checks are not called again: they would only spend
-    // the timeout once more.
-    let slow = version_record::read_round(&evolution.ws, latest.tag.to_string())?
-        .map(|r| timed_out(&r.tests))
-        .unwrap_or_default();
-    // The first round's anchoring reads every file; it overlaps the first baseline's server.
-    let first_anchoring = anchor::prefetch(root, None, &evolution.cache);
-    let started = Instant::now();
-    let mut baseline = evolution.observe(&previous, &slow, latest.tag).await?;
-    let mut baseline_ms = started.elapsed().as_secs_f64() * 1e3;
-    let _ = first_anchoring.join();
-
+    let mut current = evolution.current().await?;
+    let last = VersionTag::new(current.version.number() + opts.rounds);
     let mut outcomes: Vec<RoundOutcome> = Vec::new();
     let mut failures: Vec<version_record::FailedRound> = Vec::new();
-    let mut version = latest.tag.next();
-    let last = VersionTag::new(latest.tag.number() + opts.rounds);
     let mut tries = 0u32;
-    while version <= last {
-        let round = evolution.round(version, tries, std::mem::take(&mut baseline_ms));
+    while current.version < last {
+        let version = current.version.next();
+        let round = evolution.round(version, tries, std::mem::take(&mut current.baseline_ms));
         let mut proposer = backend.proposer(&evolution.ws, version, &evolution.operator_dirs)?;
-        let outcome = match round.run(proposer.as_mut(), &previous, &baseline).await? {
+        let outcome = match round
+            .run(proposer.as_mut(), &current.tools, &current.baseline)
+            .await?
+        {
             RoundEnd::Made(made) => {
-                let started = Instant::now();
-                let attempt::Made {
-                    mut record,
-                    tools,
-                    exchanges,
-                } = *made;
-                record.failed_rounds = std::mem::take(&mut failures);
-                version_record::write(root, &record, &tools, &exchanges)?;
-                crate::crashpoint::here("records-written");
-                let committed = evolution
-                    .ws
-                    .commit_version(version, &record.commit_message())?;
-                evolution.ws.set_stage_tags(&opts.stages)?;
-                let commit_ms = started.elapsed().as_secs_f64() * 1e3;
-                let slow = timed_out(&record.tests);
-                previous = tools;
-                let started = Instant::now();
-                baseline = evolution.observe(&previous, &slow, version).await?;
-                baseline_ms = started.elapsed().as_secs_f64() * 1e3;
-                version = version.next();
+                let failed = std::mem::take(&mut failures);
+                let (outcome, next) = evolution.commit(*made, failed, &round.clock).await?;
+                current = next;
                 tries = 0;
-                RoundOutcome {
-                    version: committed.tag,
-                    commit: Some(committed.commit),
-                    operator: record.operator.clone(),
-                    tools: record
-                        .targets
-                        .iter()
-                        .chain(&record.added)
-                        .cloned()
-                        .collect(),
-                    status: RoundStatus::Committed,
-                    attempts: record.attempts,
-                    tests: Some(record.tally()),
-                    reason: None,
-                    timings: Timings {
-                        commit_ms,
-                        ..round.clock.timings()
-                    },
-                    rejected: Vec::new(),
-                    endpoint_failed: false,
-                }
+                outcome
             }
             RoundEnd::Failed(failure) => {
-                let failure = *failure;
-                failures.push(version_record::FailedRound {
-                    version,
-                    operator: failure.operator.clone(),
-                    reason: failure.reason.clone().unwrap_or_default(),
-                    attempts: failure.rejected.clone(),
-                });
+                failures.push(failure.as_failed_round());
                 tries += 1;
-                failure
+                *failure
             }
         };
         report(&outcome);
-        let failed = outcome.status == RoundStatus::Failed;
         // A round no operator fits will not fit on another try either.
         let hopeless = !backend.retries_help() || outcome.attempts == 0;
+        let failed = outcome.status == RoundStatus::Failed;
         outcomes.push(outcome);
         let failed_so_far = outcomes
             .iter()
@@ -328,15 +226,14 @@ impl<'a> Evolution<'a> {
         }
         let mut dirs = opts.operator_dirs.clone();
         dirs.extend(configured_operator_dirs(root)?);
-        let operators =
-            operators::load_all(&dirs).map_err(|e| EvolveError::Operators(e.to_string()))?;
+        let operators = operators::load_all(&dirs)?;
         let forced = opts
             .operators
             .iter()
             .map(|id| {
                 operators::find(&operators, id)
                     .cloned()
-                    .ok_or_else(|| EvolveError::UnknownOperator(id.to_string()))
+                    .ok_or_else(|| EvolveError::UnknownOperator(id.clone()))
             })
             .collect::<Result<_, _>>()?;
         Ok(Evolution {
@@ -349,6 +246,89 @@ impl<'a> Evolution<'a> {
             cache: Arc::new(Mutex::new(anchor::FactsCache::default())),
             opts,
         })
+    }
+
+    /// The latest version, its tools and its answers: what the first round changes.
+    async fn current(&self) -> Result<Current, EvolveError> {
+        let no_versions = || EvolveError::NoVersions(self.root.display().to_string());
+        let latest = self.ws.latest()?.ok_or_else(no_versions)?;
+        let tools = version_record::read_tools(&self.ws, latest.tag)?.ok_or_else(no_versions)?;
+        // Tools that timed out in the last checks are not called again: they would only spend
+        // the timeout once more.
+        let slow = version_record::read_round(&self.ws, latest.tag)?
+            .map(|r| timed_out(&r.tests))
+            .unwrap_or_default();
+        // The first round's anchoring reads every file; it overlaps the first baseline's server.
+        let first_anchoring = anchor::prefetch(self.root, None, &self.cache);
+        let current = self.observed(latest.tag, tools, &slow).await;
+        let _ = first_anchoring.join();
+        current
+    }
+
+    /// `version` with its tools, observed.
+    async fn observed(
+        &self,
+        version: VersionTag,
+        tools: LiveTools,
+        slow: &[String],
+    ) -> Result<Current, EvolveError> {
+        let started = Instant::now();
+        let baseline = self.observe(&tools, slow, version).await?;
+        Ok(Current {
+            version,
+            tools,
+            baseline,
+            baseline_ms: started.elapsed().as_secs_f64() * 1e3,
+        })
+    }
+
+    /// Writes the records of a version that passed, commits and tags it, and observes it for
+    /// the next round.
+    async fn commit(
+        &self,
+        made: attempt::Made,
+        failed_rounds: Vec<version_record::FailedRound>,
+        clock: &Clock,
+    ) -> Result<(RoundOutcome, Current), EvolveError> {
+        let started = Instant::now();
+        let attempt::Made {
+            mut record,
+            tools,
+            exchanges,
+        } = made;
+        record.failed_rounds = failed_rounds;
+        version_record::write(self.root, &record, &tools, &exchanges)?;
+        crate::crashpoint::here("records-written");
+        let committed = self
+            .ws
+            .commit_version(record.version, &record.commit_message())?;
+        self.ws.set_stage_tags(&self.opts.stages)?;
+        let commit_ms = started.elapsed().as_secs_f64() * 1e3;
+        let outcome = RoundOutcome {
+            version: committed.tag,
+            commit: Some(committed.commit),
+            operator: record.operator.clone(),
+            tools: record
+                .targets
+                .iter()
+                .chain(&record.added)
+                .cloned()
+                .collect(),
+            status: RoundStatus::Committed,
+            attempts: record.attempts,
+            tests: Some(record.tally()),
+            reason: None,
+            timings: Timings {
+                commit_ms,
+                ..clock.timings()
+            },
+            rejected: Vec::new(),
+            endpoint_failed: false,
+        };
+        let current = self
+            .observed(record.version, tools, &timed_out(&record.tests))
+            .await?;
+        Ok((outcome, current))
     }
 
     /// Try `try_number` of the round that makes `version`.
@@ -444,8 +424,8 @@ fn configured_operator_dirs(root: &Path) -> Result<Vec<PathBuf>, EvolveError> {
     let Ok(text) = std::fs::read_to_string(&path) else {
         return Ok(Vec::new());
     };
-    let config: Config = toml::from_str(&text)
-        .map_err(|e| EvolveError::Operators(format!("{}: {e}", path.display())))?;
+    let config: Config =
+        toml::from_str(&text).map_err(|source| EvolveError::Config { path, source })?;
     Ok(config
         .operators
         .into_iter()

@@ -103,9 +103,7 @@ impl ModelProposer {
         values.insert("operator_id", operator.id.to_string());
         values.insert("operator_name", operator.name.clone());
         values.insert("contract", prompt::contract_words(&operator.contract));
-        let first = operator
-            .mutation_prompt(&values)
-            .map_err(|e| EvolveError::Prompt(e.to_string()))?;
+        let first = operator.mutation_prompt(&values)?;
         self.stage = Stage::Rewriting {
             operator,
             selection,
@@ -323,5 +321,5 @@ fn previous_rounds(ask: &Ask<'_>) -> Result<String, EvolveError> {
 
 /// The shared prompts, with the overrides of the user's operator folders.
 pub fn prompts_for(ask_dirs: &[std::path::PathBuf]) -> Result<Prompts, EvolveError> {
-    operators::load_prompts(ask_dirs).map_err(|e| EvolveError::Operators(e.to_string()))
+    Ok(operators::load_prompts(ask_dirs)?)
 }

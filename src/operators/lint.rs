@@ -38,6 +38,43 @@ pub(super) struct Loaded {
 /// The section titles an operator file may hold once each.
 const TITLES: [&str; 4] = ["Prompt", "Examples", "Function", "Instructions"];
 
+/// The `+++` front matter of an operator file: its text, where the body starts (byte), and
+/// the line of its closing fence.
+struct Fenced<'t> {
+    front: &'t str,
+    body_start: usize,
+    fence_line: usize,
+}
+
+/// Finds the front matter, or the problem with its fences.
+fn fenced<'t>(text: &'t str) -> Result<Fenced<'t>, (usize, &'static str)> {
+    let is_fence = |l: &str| l.trim_end() == "+++";
+    let mut lines = text.split_inclusive('\n');
+    if !lines.next().is_some_and(is_fence) {
+        return Err((
+            1,
+            "no front matter: an operator file starts with a `+++` line",
+        ));
+    }
+    let start = text.find('\n').map_or(text.len(), |i| i + 1);
+    let (mut offset, mut fence_line) = (start, 1);
+    for l in lines {
+        fence_line += 1;
+        if is_fence(l) {
+            return Ok(Fenced {
+                front: &text[start..offset],
+                body_start: offset + l.len(),
+                fence_line,
+            });
+        }
+        offset += l.len();
+    }
+    Err((
+        1,
+        "the front matter opened here is not closed by a `+++` line",
+    ))
+}
+
 pub(super) fn read_operator(text: &str, file: &str) -> ReadOperator {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let problem = |line: usize, message: String| CheckProblem {
@@ -50,33 +87,17 @@ pub(super) fn read_operator(text: &str, file: &str) -> ReadOperator {
         id_line: 1,
         problems: Vec::new(),
     };
-    let is_fence = |l: &str| l.trim_end() == "+++";
-    let mut lines = text.split_inclusive('\n');
-    if !lines.next().is_some_and(is_fence) {
-        out.problems.push(problem(
-            1,
-            "no front matter: an operator file starts with a `+++` line".into(),
-        ));
-        return out;
-    }
-    let start = text.find('\n').map_or(text.len(), |i| i + 1);
-    let (mut offset, mut fence_line, mut end) = (start, 1, None);
-    for l in lines {
-        fence_line += 1;
-        if is_fence(l) {
-            end = Some((offset, offset + l.len()));
-            break;
+    let Fenced {
+        front,
+        body_start,
+        fence_line,
+    } = match fenced(text) {
+        Ok(f) => f,
+        Err((line, message)) => {
+            out.problems.push(problem(line, message.into()));
+            return out;
         }
-        offset += l.len();
-    }
-    let Some((front_end, body_start)) = end else {
-        out.problems.push(problem(
-            1,
-            "the front matter opened here is not closed by a `+++` line".into(),
-        ));
-        return out;
     };
-    let front = &text[start..front_end];
     // The front matter starts on the file's line 2.
     let line_at = |byte: usize| 2 + front[..byte.min(front.len())].matches('\n').count();
     out.id_line = front
@@ -113,21 +134,33 @@ pub(super) fn read_operator(text: &str, file: &str) -> ReadOperator {
             ),
         ));
     }
-    let Some(contract) = fm.contract else {
+    let Some(contract) = fm.contract.clone() else {
         out.problems.push(problem(
             fence_line,
             "the front matter has no [contract] table: say which schema changes a round of this operator makes".into(),
         ));
         return out;
     };
+    out.op = Some(operator(fm, contract, &sections.0, body, file));
+    out
+}
+
+/// The operator a checked file defines.
+fn operator(
+    fm: FrontMatter,
+    contract: crate::contract::Contract,
+    sections: &[prompt::Section],
+    body: &str,
+    file: &str,
+) -> Operator {
     let get = |title: &str| {
         sections
-            .0
             .iter()
             .find(|s| s.title == title)
             .map(|s| s.text.clone())
+            .unwrap_or_default()
     };
-    out.op = Some(Operator {
+    Operator {
         id: OperatorId::parse(&fm.id),
         name: fm.name,
         level: fm.level,
@@ -136,12 +169,11 @@ pub(super) fn read_operator(text: &str, file: &str) -> ReadOperator {
         contract,
         body: body.trim_start_matches(['\n', '\r']).to_string(),
         file: file.into(),
-        prompt: get("Prompt").unwrap_or_default(),
-        examples: get("Examples").unwrap_or_default(),
-        function: get("Function").unwrap_or_default(),
-        instructions: get("Instructions").unwrap_or_default(),
-    });
-    out
+        prompt: get("Prompt"),
+        examples: get("Examples"),
+        function: get("Function"),
+        instructions: get("Instructions"),
+    }
 }
 
 /// The known sections of a body whose first line is the file's `first_line`, and the problems:

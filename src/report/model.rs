@@ -238,89 +238,106 @@ fn diff(repo: &Repository, from: &str, to: &str) -> Result<Vec<FileDiff>, git2::
         if path.starts_with(".mcpevol/") {
             continue;
         }
-        let Some(patch) = Patch::from_diff(&diff, i)? else {
-            continue;
-        };
-        let (_, added, removed) = patch.line_stats()?;
-        let mut fd = FileDiff {
-            path: path.clone(),
-            added,
-            removed,
-            lines: Vec::new(),
-            omitted: 0,
-            binary: delta.flags().is_binary(),
-        };
-        if fd.binary {
-            files.push(fd);
-            continue;
+        if let Some(patch) = Patch::from_diff(&diff, i)? {
+            files.push(file_diff(repo, &delta, &patch, path)?);
         }
-        let blob_lines = |id: git2::Oid, present: bool| -> Option<Vec<String>> {
-            let blob = repo.find_blob(id).ok().filter(|_| present)?;
-            highlight::lines(&path, blob.content())
-        };
-        let old_html = blob_lines(delta.old_file().id(), delta.status() != Delta::Added);
-        let new_html = blob_lines(delta.new_file().id(), delta.status() != Delta::Deleted);
-        let pick = |lines: &Option<Vec<String>>, n: Option<u32>| {
-            let n = n? as usize;
-            lines.as_ref()?.get(n.checked_sub(1)?).cloned()
-        };
-        for h in 0..patch.num_hunks() {
-            let (hunk, count) = patch.hunk(h)?;
-            push(
-                &mut fd,
-                DiffLine {
-                    kind: LineKind::Hunk,
-                    old: None,
-                    new: None,
-                    text: String::from_utf8_lossy(hunk.header())
-                        .trim_end()
-                        .to_string(),
-                    html: None,
-                },
-            );
-            for l in 0..count {
-                let line = patch.line_in_hunk(h, l)?;
-                let kind = match line.origin() {
-                    '+' => LineKind::Added,
-                    '-' => LineKind::Removed,
-                    ' ' => LineKind::Context,
-                    _ => continue, // "no newline at end of file" markers
-                };
-                let text = String::from_utf8_lossy(line.content())
-                    .trim_end_matches(['\n', '\r'])
-                    .to_string();
-                let (old, new) = (line.old_lineno(), line.new_lineno());
-                let long = text.chars().count() > MAX_LINE_CHARS;
-                let html = if long {
-                    None
-                } else if kind == LineKind::Removed {
-                    pick(&old_html, old)
-                } else {
-                    pick(&new_html, new)
-                };
-                let text = if long {
-                    format!("{}…", text.chars().take(MAX_LINE_CHARS).collect::<String>())
-                } else {
-                    text
-                };
-                push(
-                    &mut fd,
-                    DiffLine {
-                        kind,
-                        old,
-                        new,
-                        text,
-                        html,
-                    },
-                );
-            }
-        }
-        files.push(fd);
     }
     Ok(files)
 }
 
-/// O2 before O10, P4 before P12: by the number in the label.
+/// One file's diff, its lines coloured from the highlighted text of both blobs.
+fn file_diff(
+    repo: &Repository,
+    delta: &git2::DiffDelta,
+    patch: &Patch,
+    path: String,
+) -> Result<FileDiff, git2::Error> {
+    let (_, added, removed) = patch.line_stats()?;
+    let mut fd = FileDiff {
+        path,
+        added,
+        removed,
+        lines: Vec::new(),
+        omitted: 0,
+        binary: delta.flags().is_binary(),
+    };
+    if fd.binary {
+        return Ok(fd);
+    }
+    let blob_lines = |id: git2::Oid, present: bool| -> Option<Vec<String>> {
+        let blob = repo.find_blob(id).ok().filter(|_| present)?;
+        highlight::lines(&fd.path, blob.content())
+    };
+    let coloured = Coloured {
+        old: blob_lines(delta.old_file().id(), delta.status() != Delta::Added),
+        new: blob_lines(delta.new_file().id(), delta.status() != Delta::Deleted),
+    };
+    for h in 0..patch.num_hunks() {
+        let (hunk, count) = patch.hunk(h)?;
+        push(
+            &mut fd,
+            DiffLine {
+                kind: LineKind::Hunk,
+                old: None,
+                new: None,
+                text: String::from_utf8_lossy(hunk.header())
+                    .trim_end()
+                    .to_string(),
+                html: None,
+            },
+        );
+        for l in 0..count {
+            if let Some(line) = coloured.line(&patch.line_in_hunk(h, l)?) {
+                push(&mut fd, line);
+            }
+        }
+    }
+    Ok(fd)
+}
+
+/// The highlighted lines of a file's old and new text.
+struct Coloured {
+    old: Option<Vec<String>>,
+    new: Option<Vec<String>>,
+}
+
+impl Coloured {
+    /// A line of a hunk, cut when too long (then uncoloured); None for git's "no newline at
+    /// end of file" markers.
+    fn line(&self, line: &git2::DiffLine) -> Option<DiffLine> {
+        let kind = match line.origin() {
+            '+' => LineKind::Added,
+            '-' => LineKind::Removed,
+            ' ' => LineKind::Context,
+            _ => return None,
+        };
+        let text = String::from_utf8_lossy(line.content())
+            .trim_end_matches(['\n', '\r'])
+            .to_string();
+        let (old, new) = (line.old_lineno(), line.new_lineno());
+        let pick = |lines: &Option<Vec<String>>, n: Option<u32>| {
+            let n = n? as usize;
+            lines.as_ref()?.get(n.checked_sub(1)?).cloned()
+        };
+        let long = text.chars().count() > MAX_LINE_CHARS;
+        let (text, html) = if long {
+            let cut = text.chars().take(MAX_LINE_CHARS).collect::<String>();
+            (format!("{cut}…"), None)
+        } else if kind == LineKind::Removed {
+            (text, pick(&self.old, old))
+        } else {
+            (text, pick(&self.new, new))
+        };
+        Some(DiffLine {
+            kind,
+            old,
+            new,
+            text,
+            html,
+        })
+    }
+}
+
 /// Counts in the order of their keys (operators and patterns order by number), as labels.
 fn labelled<K: std::fmt::Display>(counts: BTreeMap<K, u64>) -> Vec<(String, u64)> {
     counts

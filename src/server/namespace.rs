@@ -216,14 +216,31 @@ unsafe fn loopback_up() -> Result<(), ()> {
     }
 }
 
+/// Why this machine cannot isolate servers.
+#[derive(Debug, thiserror::Error)]
+pub enum Refused {
+    #[error("no scratch folder: {0}")]
+    Scratch(io::Error),
+    #[error("cannot prepare the namespaces: {0}")]
+    Prepare(io::Error),
+    #[error("no pipe: {0}")]
+    Pipe(nix::Error),
+    #[error("cannot fork: {0}")]
+    Fork(nix::Error),
+    #[error("the probe child reported nothing")]
+    Silent,
+    #[error("{} failed: {error}", .step.describe())]
+    Step { step: Step, error: io::Error },
+}
+
 /// Whether this machine lets a process enter the namespaces: a forked child tries, on a
 /// scratch folder of its own, and reports the first step refused.
-pub fn probe() -> Result<(), String> {
-    let scratch = tempfile::tempdir().map_err(|e| format!("no scratch folder: {e}"))?;
-    let plan = IsolationPlan::new(&[scratch.path()], scratch.path()).map_err(|e| e.to_string())?;
-    let (read, write) = nix::unistd::pipe().map_err(|e| format!("no pipe: {e}"))?;
+pub fn probe() -> Result<(), Refused> {
+    let scratch = tempfile::tempdir().map_err(Refused::Scratch)?;
+    let plan = IsolationPlan::new(&[scratch.path()], scratch.path()).map_err(Refused::Prepare)?;
+    let (read, write) = nix::unistd::pipe().map_err(Refused::Pipe)?;
     // SAFETY: the child runs only `enter` (syscalls), one write and _exit.
-    match unsafe { nix::unistd::fork() }.map_err(|e| format!("cannot fork: {e}"))? {
+    match unsafe { nix::unistd::fork() }.map_err(Refused::Fork)? {
         nix::unistd::ForkResult::Child => {
             let report: [u32; 2] = match unsafe { plan.enter() } {
                 Ok(()) => [0, 0],
@@ -242,17 +259,16 @@ pub fn probe() -> Result<(), String> {
             let read_all = nix::unistd::read(&read, &mut bytes);
             let _ = nix::sys::wait::waitpid(child, None);
             if read_all != Ok(8) {
-                return Err("the probe child reported nothing".into());
+                return Err(Refused::Silent);
             }
             let step = u32::from_ne_bytes(bytes[..4].try_into().expect("4 bytes"));
             let errno = i32::from_ne_bytes(bytes[4..].try_into().expect("4 bytes"));
             match Step::from_code(step) {
                 None => Ok(()),
-                Some(step) => Err(format!(
-                    "{} failed: {}",
-                    step.describe(),
-                    io::Error::from_raw_os_error(errno)
-                )),
+                Some(step) => Err(Refused::Step {
+                    step,
+                    error: io::Error::from_raw_os_error(errno),
+                }),
             }
         }
     }

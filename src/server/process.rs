@@ -47,6 +47,49 @@ pub type Pipes = (DuplexStream, DuplexStream);
 /// A change made to each line the client sends, before the server sees it.
 pub type Rewrite = fn(String) -> String;
 
+/// The server's command: scrubbed environment, piped stdio, its own process group, and in the
+/// forked child, death with mcpevol and (with `plan`) the namespaces entered before exec.
+fn command(
+    config: &LaunchConfig,
+    scratch: &Scratch,
+    extra_args: &[String],
+    env: &std::collections::BTreeMap<String, String>,
+    plan: Option<IsolationPlan>,
+) -> Command {
+    let data = scratch.data().to_string_lossy().into_owned();
+    let fill = |s: &String| s.replace(TMP_PLACEHOLDER, &data);
+    let parent = nix::unistd::getpid().as_raw();
+    let mut cmd = Command::new(&config.command);
+    cmd.args(config.args.iter().map(fill))
+        .args(extra_args)
+        .current_dir(scratch.cwd())
+        .env_clear()
+        .envs(scratch.environment(env))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        // Its own group, so that one signal reaches everything the server started.
+        .process_group(0)
+        .kill_on_drop(true);
+    // SAFETY: the closure runs in the forked child and makes syscalls only.
+    unsafe {
+        cmd.pre_exec(move || {
+            // Should mcpevol itself be killed (kill -9), the server goes with it.
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 || libc::getppid() != parent
+            {
+                return Err(std::io::Error::last_os_error());
+            }
+            match &plan {
+                Some(plan) => plan
+                    .enter()
+                    .map_err(|(_, errno)| std::io::Error::from_raw_os_error(errno)),
+                None => Ok(()),
+            }
+        });
+    }
+    cmd
+}
+
 impl ServerProcess {
     pub fn spawn(
         config: &LaunchConfig,
@@ -69,36 +112,7 @@ impl ServerProcess {
         } else {
             None
         };
-        let parent = nix::unistd::getpid().as_raw();
-        let mut cmd = Command::new(&config.command);
-        cmd.args(config.args.iter().map(fill))
-            .args(extra_args)
-            .current_dir(scratch.cwd())
-            .env_clear()
-            .envs(scratch.environment(&env))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            // Its own group, so that one signal reaches everything the server started.
-            .process_group(0)
-            .kill_on_drop(true);
-        // SAFETY: the closure runs in the forked child and makes syscalls only.
-        unsafe {
-            cmd.pre_exec(move || {
-                // Should mcpevol itself be killed (kill -9), the server goes with it.
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0
-                    || libc::getppid() != parent
-                {
-                    return Err(std::io::Error::last_os_error());
-                }
-                match &plan {
-                    Some(plan) => plan
-                        .enter()
-                        .map_err(|(_, errno)| std::io::Error::from_raw_os_error(errno)),
-                    None => Ok(()),
-                }
-            });
-        }
+        let mut cmd = command(config, &scratch, extra_args, &env, plan);
         let mut child = cmd.spawn()?;
         let pid = child
             .id()

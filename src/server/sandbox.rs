@@ -34,7 +34,7 @@ const SCRATCH_PREFIX: &str = "mcpevol-server-";
 static ISOLATE: AtomicBool = AtomicBool::new(true);
 
 /// Whether the machine can isolate, probed once per process.
-static AVAILABLE: OnceLock<Result<(), String>> = OnceLock::new();
+static AVAILABLE: OnceLock<Result<(), namespace::Refused>> = OnceLock::new();
 
 /// `--sandbox on|off`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -61,12 +61,8 @@ pub fn isolating() -> bool {
 }
 
 /// Whether this machine lets a process enter the namespaces, and why not.
-pub fn available() -> Result<(), &'static str> {
-    AVAILABLE
-        .get_or_init(namespace::probe)
-        .as_ref()
-        .map(|_| ())
-        .map_err(String::as_str)
+pub fn available() -> Result<(), &'static namespace::Refused> {
+    AVAILABLE.get_or_init(namespace::probe).as_ref().map(|_| ())
 }
 
 /// Cleans up after mcpevol processes that were killed (`kill -9`) while servers ran: their

@@ -46,11 +46,16 @@ impl fmt::Display for VersionTag {
     }
 }
 
-impl std::str::FromStr for VersionTag {
-    type Err = String;
+/// Text that is not a version tag.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("`{0}` is not a version tag like v3")]
+pub struct NotATag(pub String);
 
-    fn from_str(s: &str) -> Result<VersionTag, String> {
-        VersionTag::parse(s).ok_or_else(|| format!("`{s}` is not a version tag like v3"))
+impl std::str::FromStr for VersionTag {
+    type Err = NotATag;
+
+    fn from_str(s: &str) -> Result<VersionTag, NotATag> {
+        VersionTag::parse(s).ok_or_else(|| NotATag(s.to_string()))
     }
 }
 
@@ -63,9 +68,7 @@ impl Serialize for VersionTag {
 impl<'de> Deserialize<'de> for VersionTag {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<VersionTag, D::Error> {
         let text = String::deserialize(d)?;
-        VersionTag::parse(&text).ok_or_else(|| {
-            serde::de::Error::custom(format!("`{text}` is not a version tag like v3"))
-        })
+        VersionTag::parse(&text).ok_or_else(|| serde::de::Error::custom(NotATag(text.clone())))
     }
 }
 
