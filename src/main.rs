@@ -170,4 +170,36 @@ mod tests {
         }
         assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     }
+
+    /// Every argument and flag of every subcommand, by its path (`evolve --rounds`), that has
+    /// no help text.
+    fn undocumented(cmd: &clap::Command, path: &str, out: &mut Vec<String>) {
+        for arg in cmd.get_arguments() {
+            let id = arg.get_id().as_str();
+            if matches!(id, "help" | "version") {
+                continue;
+            }
+            if arg.get_help().is_none() && arg.get_long_help().is_none() {
+                let shown = match arg.get_long() {
+                    Some(long) => format!("--{long}"),
+                    None => id.to_uppercase(),
+                };
+                out.push(format!("{path} {shown}"));
+            }
+        }
+        for sub in cmd.get_subcommands() {
+            if sub.get_about().is_none() {
+                out.push(format!("{path} {} (no about)", sub.get_name()));
+            }
+            undocumented(sub, &format!("{path} {}", sub.get_name()), out);
+        }
+    }
+
+    #[test]
+    fn every_argument_and_flag_has_help_text() {
+        use clap::CommandFactory;
+        let mut missing = Vec::new();
+        undocumented(&Cli::command(), "mcpevol", &mut missing);
+        assert!(missing.is_empty(), "without help:\n{}", missing.join("\n"));
+    }
 }

@@ -46,7 +46,9 @@ pub struct BatchArgs {
 enum BatchCommand {
     /// Join the output folders of every shard of one batch into OUT, with one summary.
     Merge {
+        /// The merged batch folder: new or empty.
         out: PathBuf,
+        /// The output folder of each shard (every shard of the batch, once).
         #[arg(required = true)]
         dirs: Vec<PathBuf>,
     },

@@ -10,9 +10,13 @@ use super::print_json;
 
 #[derive(clap::Args)]
 pub struct DiffArgs {
+    /// The workspace.
     workdir: PathBuf,
+    /// The older version: a version tag (v0), a stage tag (early) or any git revision.
     rev_a: String,
+    /// The newer version, written the same ways.
     rev_b: String,
+    /// Print one JSON document on stdout instead of text (the form in the command-line contract).
     #[arg(long)]
     json: bool,
 }

@@ -13,12 +13,15 @@ use super::{isolate, print_json, runtime};
 
 #[derive(clap::Args)]
 pub struct EvolveCommandArgs {
+    /// The workspace (made by `mcpevol init`); rounds go on from its latest version.
     workdir: PathBuf,
+    /// Versions to make: each round that passes every check is committed as the next vK.
     #[arg(long)]
     rounds: u32,
     /// Force the operator (repeatable: one per round, in turn).
     #[arg(long = "operator")]
     operators: Vec<OperatorId>,
+    /// Print one JSON document on stdout instead of text (the form in the command-line contract).
     #[arg(long)]
     json: bool,
     #[command(flatten)]

@@ -11,7 +11,9 @@ use super::{isolate, print_json, runtime};
 
 #[derive(clap::Args)]
 pub struct InitArgs {
+    /// The package: an npm spec (name@version) or a package folder.
     source: String,
+    /// The new workspace: a folder that does not exist yet, or an empty one.
     workdir: PathBuf,
     /// An argument appended to the server's launch arguments (repeatable).
     #[arg(long = "arg", allow_hyphen_values = true)]
@@ -19,8 +21,10 @@ pub struct InitArgs {
     /// An environment variable for the server, K=V (repeatable). `{tmp}` stands for a fresh folder.
     #[arg(long = "env", value_parser = parse_env)]
     env: Vec<(String, String)>,
+    /// Seconds the server may take to start and list its tools before its process group is killed.
     #[arg(long, default_value_t = server::DEFAULT_TIMEOUT.as_secs_f64())]
     timeout: f64,
+    /// Print one JSON document on stdout instead of text (the form in the command-line contract).
     #[arg(long)]
     json: bool,
     /// Isolate the server (no network, read-only files outside its scratch folder);

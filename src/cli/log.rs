@@ -10,7 +10,9 @@ use super::print_json;
 
 #[derive(clap::Args)]
 pub struct LogArgs {
+    /// The workspace.
     workdir: PathBuf,
+    /// Print one JSON document on stdout instead of text (the form in the command-line contract).
     #[arg(long)]
     json: bool,
 }

@@ -11,6 +11,7 @@ use super::print_json;
 pub enum OperatorsCommand {
     /// List the built-in operators and those of --operators folders.
     List {
+        /// Print one JSON document on stdout instead of text (the form in the command-line contract).
         #[arg(long)]
         json: bool,
         /// A folder of your own operator files (repeatable).
@@ -18,9 +19,17 @@ pub enum OperatorsCommand {
         operator_dirs: Vec<PathBuf>,
     },
     /// Check operator files (a file or a folder): front matter, contract, prompt placeholders.
-    Check { path: PathBuf },
+    Check {
+        /// An operator file, a shared prompt file (`_select.md`...), or a folder of them.
+        path: PathBuf,
+    },
     /// Print a commented template for a new operator file.
-    New { id: String, name: String },
+    New {
+        /// The new operator's id: a letter, then letters, digits, `_` or `-` (like U1).
+        id: String,
+        /// Its name, as menus and records show it.
+        name: String,
+    },
 }
 
 pub fn run(command: OperatorsCommand) -> Result<()> {

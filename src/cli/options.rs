@@ -14,11 +14,15 @@ use mcpevol::workspace::VersionTag;
 
 #[derive(Args)]
 pub struct EvolveArgs {
+    /// What proposes the changes: the deterministic rules (no network), a model behind an
+    /// OpenAI-compatible endpoint, or a replay of a model's recorded exchanges.
     #[arg(long, value_enum, default_value_t = BackendKind::Rules)]
     pub backend: BackendKind,
     /// The seed (for a batch: the batch seed, from which each server's is derived).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// Seconds a server may take to start and list its tools before its process group is
+    /// killed (each tool call has its own limit of 10 s).
     #[arg(long, default_value_t = server::DEFAULT_TIMEOUT.as_secs_f64())]
     pub timeout: f64,
     /// Stage tags, NAME=VERSION separated by commas.

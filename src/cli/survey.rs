@@ -15,8 +15,10 @@ pub struct SurveyArgs {
     /// A servers.toml; its packages are under node_modules/ beside it.
     #[arg(default_value = "servers-npm/servers.toml")]
     catalog: PathBuf,
+    /// Print one JSON document on stdout instead of text (the form in the command-line contract).
     #[arg(long)]
     json: bool,
+    /// Seconds each server may take to start and list its tools before its process group is killed.
     #[arg(long, default_value_t = server::DEFAULT_TIMEOUT.as_secs_f64())]
     timeout: f64,
     /// Isolate the server (no network, read-only files outside its scratch folder);

@@ -10,7 +10,9 @@ use super::{first_line, isolate, print_json, runtime};
 
 #[derive(clap::Args)]
 pub struct ToolsArgs {
+    /// The server package: a folder with package.json, or a workspace.
     dir: PathBuf,
+    /// Print one JSON document on stdout instead of text (the form in the command-line contract).
     #[arg(long)]
     json: bool,
     /// Seconds the server may take to start and list its tools before its process group is killed.
