@@ -85,8 +85,9 @@ pub enum Author {
     Rules,
     /// A proposal given from outside (a script, a test, a person).
     Given,
-    /// A model, by the host that serves it (`openai`, or an endpoint's host and port).
-    Model { provider: String },
+    /// A model, by the host that serves it (`openai`, or an endpoint's host and port), or a
+    /// proposer of your own, by the name it gives.
+    Named(String),
 }
 
 impl Author {
@@ -95,7 +96,7 @@ impl Author {
             Author::Original => "none",
             Author::Rules => "rules",
             Author::Given => "given",
-            Author::Model { provider } => provider,
+            Author::Named(name) => name,
         }
     }
 
@@ -104,9 +105,7 @@ impl Author {
             "none" => Author::Original,
             "rules" => Author::Rules,
             "given" => Author::Given,
-            provider => Author::Model {
-                provider: provider.to_string(),
-            },
+            name => Author::Named(name.to_string()),
         }
     }
 }

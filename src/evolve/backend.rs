@@ -61,12 +61,20 @@ pub enum Backend {
     Given {
         proposal: Box<crate::mutate::Proposal>,
     },
+    /// A proposer of your own, made afresh for each round.
+    Custom(Arc<MakeProposer>),
 }
+
+/// Makes the proposer of one round.
+pub type MakeProposer = dyn Fn() -> Box<dyn Proposer> + Send + Sync;
 
 impl Backend {
     /// A backend that only offers what was recorded or given cannot do better on a new try.
     pub(super) fn retries_help(&self) -> bool {
-        matches!(self, Backend::Rules | Backend::Llm { .. })
+        matches!(
+            self,
+            Backend::Rules | Backend::Llm { .. } | Backend::Custom(_)
+        )
     }
 
     /// The proposer of version `version` of the workspace `ws`.
@@ -79,6 +87,7 @@ impl Backend {
         Ok(match self {
             Backend::Rules => Box::new(RuleProposer::default()),
             Backend::Given { proposal } => Box::new(GivenProposer::new((**proposal).clone())),
+            Backend::Custom(make) => make(),
             Backend::Llm {
                 chat,
                 model,
@@ -86,9 +95,7 @@ impl Backend {
             } => Box::new(ModelProposer::new(
                 chat.clone(),
                 model.clone(),
-                Author::Model {
-                    provider: provider.clone(),
-                },
+                Author::Named(provider.clone()),
                 model_proposer::prompts_for(operator_dirs)?,
             )),
             Backend::Replay { from } => {

@@ -22,7 +22,7 @@ mod served;
 mod talk;
 
 pub use attempt_error::AttemptError;
-pub use backend::{Backend, BackendKind};
+pub use backend::{Backend, BackendKind, MakeProposer};
 pub use clock::Timings;
 pub use given_proposer::GivenProposer;
 pub use model_proposer::ModelProposer;
