@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+pub mod drift;
 mod escape;
 pub mod highlight;
 pub mod html;

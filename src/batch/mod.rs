@@ -2,20 +2,20 @@
 //! output folder, each with its own seed; resumable, safe to interrupt, and split into shards
 //! that an existing scheduler runs and `batch merge` joins.
 //!
-//! Each job is an OS thread with its own single-threaded async runtime: a round's CPU work
-//! (anchoring, parsing, git) then never holds up another server's I/O, and the round loop's
-//! futures need not be `Send`.
+//! Each job is an OS thread with its own single-threaded async runtime ([`pool`]): a round's
+//! CPU work (anchoring, parsing, git) then never holds up another server's I/O, and the round
+//! loop's futures need not be `Send`.
 
 pub mod manifest;
 pub mod merge;
+pub mod pool;
 pub mod progress;
 pub mod shard;
 pub mod state;
 pub mod summary;
 
-use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
@@ -146,7 +146,7 @@ pub fn run(
         plan.save(out)?;
     }
 
-    let mut queue = VecDeque::new();
+    let mut queue = Vec::new();
     let (mut total, mut done, mut finished) = (0u64, 0u64, 0usize);
     for (server, planned) in &owned {
         let st = ServerState::load(out, &server.name)?;
@@ -157,28 +157,20 @@ pub fn run(
             total += accounted;
         } else {
             total += u64::from(planned.rounds);
-            queue.push_back(((*server).clone(), (*planned).clone()));
+            queue.push(((*server).clone(), (*planned).clone()));
         }
     }
     // Largest first, so that a long server does not start last and leave the other jobs idle:
     // a server's source size is a rough guide to how long its rounds take.
-    let mut queue: Vec<_> = queue.into_iter().collect();
     queue.sort_by_key(|(server, _)| std::cmp::Reverse(size_hint(server)));
-    let queue: VecDeque<_> = queue.into();
     let progress = Progress::new(opts.bars, total, done, owned.len(), finished);
-    let queue = Mutex::new(queue);
-    let worker = || -> Result<(), BatchError> {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(BatchError::Thread)?;
-        loop {
-            if *cancel.borrow() {
-                return Ok(());
-            }
-            let Some((server, planned)) = queue.lock().expect("not poisoned").pop_front() else {
-                return Ok(());
-            };
+    pool::each(
+        "batch",
+        opts.jobs,
+        queue,
+        &cancel,
+        BatchError::Thread,
+        |rt, (server, planned)| {
             let mut cancel = cancel.clone();
             let job = Job {
                 out,
@@ -187,24 +179,9 @@ pub fn run(
                 opts,
                 progress: &progress,
             };
-            rt.block_on(job.run(&mut cancel))?;
-        }
-    };
-    let jobs = opts.jobs.max(1);
-    std::thread::scope(|scope| -> Result<(), BatchError> {
-        let handles: Vec<_> = (0..jobs)
-            .map(|i| {
-                std::thread::Builder::new()
-                    .name(format!("batch-{i}"))
-                    .spawn_scoped(scope, worker)
-                    .map_err(BatchError::Thread)
-            })
-            .collect::<Result<_, _>>()?;
-        for h in handles {
-            h.join().expect("a batch worker does not panic")?;
-        }
-        Ok(())
-    })?;
+            rt.block_on(job.run(&mut cancel))
+        },
+    )?;
     progress.close();
     let summary = Summary::build(out, &plan, &[plan.shard])?;
     summary.save(out)?;

@@ -4,7 +4,7 @@
 use std::fmt::Write;
 
 use super::model::{LineKind, ReportData, ServerView, VersionView};
-use crate::history::Tests;
+use crate::history::{Tests, Totals};
 
 /// A table cell: pipes and line breaks would end it.
 fn cell(text: &str) -> String {
@@ -18,7 +18,7 @@ fn tests(t: Tests) -> String {
 pub fn render(data: &ReportData) -> String {
     let mut out = format!(
         "# mcpevol report\n\n{}: {} server(s), {} version(s)\n\n## Overview\n\n\
-         | server | status | version | operators | schema changes | breaking | tests passed / failed / unverifiable |\n\
+         | server | status | version | operators | schema changes | breaking | tests of the rounds passed / failed / unverifiable |\n\
          | --- | --- | --- | --- | --- | --- | --- |\n",
         data.source,
         data.servers.len(),
@@ -28,8 +28,7 @@ pub fn render(data: &ReportData) -> String {
         let changes = s.versions.iter().flat_map(|v| &v.record.schema_changes);
         let (all, breaking) =
             changes.fold((0, 0), |(a, b), c| (a + 1, b + usize::from(c.breaking)));
-        let mut t = Tests::default();
-        s.versions.iter().for_each(|v| t.add(v.tests));
+        let totals = Totals::of(s.versions.iter().map(|v| &v.record));
         let ops: Vec<&str> = s
             .versions
             .iter()
@@ -47,7 +46,7 @@ pub fn render(data: &ReportData) -> String {
             cell(&s.name),
             s.versions.last().map_or("-", |v| v.version.tag.as_str()),
             ops.join(" "),
-            tests(t)
+            tests(totals.tests)
         );
     }
     for b in data.without_workspace() {
@@ -74,6 +73,9 @@ pub fn render(data: &ReportData) -> String {
     }
     for s in &data.servers {
         out += &server(s);
+        if let Some(d) = data.drift_of(&s.name) {
+            out += &super::drift::markdown(d);
+        }
     }
     out
 }
