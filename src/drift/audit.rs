@@ -7,7 +7,7 @@
 //! there, or in two more sessions taken when some version's output changed, is compared by
 //! status only.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -138,11 +138,12 @@ pub(super) async fn audit(
         };
         let after = tools(&v.tag)?;
         replays.push((v, replayed, after));
-        let (results, _, _) = judge(plan, &original, &before, replays.last().expect("pushed"));
+        let last = replays.last().expect("pushed");
+        let (results, _, _) = judge(plan, &original, &before, last, &Cascades::new());
         step(Step::Done(format!("{}: {}", v.tag, counts(&results))));
     }
     let any_changed = replays.iter().any(|r| {
-        judge(plan, &original, &before, r)
+        judge(plan, &original, &before, r, &Cascades::new())
             .0
             .iter()
             .any(|c| c.verdict == Verdict::Changed)
@@ -157,14 +158,15 @@ pub(super) async fn audit(
             Some((seen.status, seen.parts.clone(), seen.deterministic))
         });
     }
+    let cascades = cascades(&ws, plan, &original, &before, &replays, &skip, opts, step).await;
     let mut drift = ServerDrift {
         name: plan.name.clone(),
         versions: plan.shown.iter().map(|v| v.tag.clone()).collect(),
         calls: plan.calls.clone(),
         ..ServerDrift::default()
     };
-    for r in &replays {
-        let (results, disagreements, failure) = judge(plan, &original, &before, r);
+    for (r, cascades) in replays.iter().zip(&cascades) {
+        let (results, disagreements, failure) = judge(plan, &original, &before, r, cascades);
         drift.results.extend(results);
         drift.disagreements.extend(disagreements);
         drift.failed_versions.extend(failure);
@@ -172,6 +174,82 @@ pub(super) async fn audit(
     drift.results.sort_by_key(|r| r.call);
     drift.disagreements.sort_by_key(|d| d.call);
     Ok(drift)
+}
+
+/// For one version: the calls (by index) whose changed answer or error is what the original
+/// gives without the calls refused there before them, with the last such refused call's id.
+type Cascades = BTreeMap<usize, usize>;
+
+/// A call refused at a version did not make the state the later calls see. Where a later call
+/// changed (or failed), the original is replayed once without the refused calls (one session
+/// per set of them, shared by the versions that refuse the same calls), and a later answer it
+/// gives alike is put down to the refusal.
+#[allow(clippy::too_many_arguments)]
+async fn cascades(
+    ws: &Workspace,
+    plan: &Plan,
+    original: &Original,
+    before: &[Value],
+    replays: &[(&Version, Replayed, Vec<Value>)],
+    skip: &[bool],
+    opts: &Options,
+    step: &dyn Fn(Step),
+) -> Vec<Cascades> {
+    let mut samples: BTreeMap<Vec<bool>, Replayed> = BTreeMap::new();
+    let mut out = Vec::new();
+    for r in replays {
+        let (results, _, _) = judge(plan, original, before, r, &Cascades::new());
+        let refused: Vec<bool> = results
+            .iter()
+            .map(|c| {
+                matches!(
+                    c.verdict,
+                    Verdict::UnknownTool | Verdict::RefusedArguments | Verdict::Timeout
+                )
+            })
+            .collect();
+        let first = refused.iter().position(|x| *x);
+        let later: Vec<usize> = results
+            .iter()
+            .enumerate()
+            .filter(|(i, c)| {
+                first.is_some_and(|f| *i > f)
+                    && matches!(c.verdict, Verdict::Changed | Verdict::Error)
+            })
+            .map(|(i, _)| i)
+            .collect();
+        let mut found = Cascades::new();
+        if !later.is_empty() {
+            let without: Vec<bool> = refused.iter().zip(skip).map(|(a, b)| *a || *b).collect();
+            if !samples.contains_key(&without) {
+                let original_tag = &plan.records[0].0.tag;
+                step(Step::Starting(format!(
+                    "{original_tag} without the calls {} refuses",
+                    r.0.tag
+                )));
+                let sample = replay::replay(ws, original_tag, &plan.calls, &without, opts).await;
+                samples.insert(without.clone(), sample);
+            }
+            let sample = &samples[&without];
+            for i in later {
+                let (Some(a), Some(b)) = (sample.outcomes[i].as_ref(), r.1.outcomes[i].as_ref())
+                else {
+                    continue;
+                };
+                let alike = a.status == b.status
+                    && validate::normalized_parts(a) == validate::normalized_parts(b);
+                let by = refused[..i]
+                    .iter()
+                    .rposition(|x| *x)
+                    .map(|j| plan.calls[j].id);
+                if let (true, Some(k)) = (alike, by) {
+                    found.insert(i, k);
+                }
+            }
+        }
+        out.push(found);
+    }
+    out
 }
 
 fn names(tools: &[Value]) -> BTreeSet<String> {
@@ -239,6 +317,7 @@ fn judge(
     original: &Original,
     before: &[Value],
     (version, replayed, after): &(&Version, Replayed, Vec<Value>),
+    cascades: &Cascades,
 ) -> (Vec<CallResult>, Vec<Disagreement>, Option<VersionFailure>) {
     let rounds: Vec<&RoundRecord> = plan
         .records
@@ -250,7 +329,6 @@ fn judge(
     let listed = names(replayed.listed.as_deref().unwrap_or(after));
     let mut results = Vec::new();
     let mut disagreements = Vec::new();
-    let mut earlier_break: Option<usize> = None;
     for (i, call) in plan.calls.iter().enumerate() {
         let findings = forecast(before, after, &call.tool, &call.arguments);
         let fate = lineage::follow(rounds.iter().copied(), &call.tool);
@@ -272,7 +350,7 @@ fn judge(
                     unknown: original.unknown.as_ref(),
                     findings: &findings,
                     fate: &fate,
-                    earlier_break,
+                    cascade: cascades.get(&i).copied(),
                 };
                 verdict::classify(&original.observed[i], outcome, &cx)
             }
@@ -280,7 +358,7 @@ fn judge(
         let why = verdict::disagreement(
             verdict,
             &findings,
-            earlier_break,
+            cascades.get(&i).copied(),
             replayed.failure.is_some(),
         );
         let forecast = if findings.is_empty() {
@@ -296,9 +374,6 @@ fn judge(
                 verdict,
                 why,
             });
-        }
-        if verdict.breaks() == Some(true) && earlier_break.is_none() {
-            earlier_break = Some(call.id);
         }
         results.push(CallResult {
             call: call.id,

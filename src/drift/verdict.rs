@@ -21,9 +21,9 @@ pub struct Context<'a> {
     pub findings: &'a [Finding],
     /// Where the tool went, from the records.
     pub fate: &'a Fate,
-    /// An earlier call at this version that did not answer as before (its id), whose effect on
-    /// the server's state this call may see.
-    pub earlier_break: Option<usize>,
+    /// An earlier call refused at this version (its id) without which the original answers
+    /// this call as this version did: the difference is the state that call would have made.
+    pub cascade: Option<usize>,
 }
 
 /// The verdict on one call at one version, with its reason on one line. `now` is None when
@@ -132,11 +132,11 @@ pub fn classify(seen: &Observation, now: Option<&Outcome>, cx: &Context) -> (Ver
             }
         }
     };
-    match (verdict, cx.earlier_break) {
+    match (verdict, cx.cascade) {
         (Verdict::Changed | Verdict::Error, Some(k)) => (
             verdict,
             format!(
-                "{reason} (call #{k} before it did not answer as before here, so the state it sees may differ)"
+                "{reason} (call #{k} was refused here, and without it the original answers as this version did: the state differs, not the tool)"
             ),
         ),
         _ => (verdict, reason),
@@ -148,7 +148,7 @@ pub fn classify(seen: &Observation, now: Option<&Outcome>, cx: &Context) -> (Ver
 pub fn disagreement(
     verdict: Verdict,
     findings: &[Finding],
-    earlier_break: Option<usize>,
+    cascade: Option<usize>,
     not_started: bool,
 ) -> Option<String> {
     let forecast_breaks = !findings.is_empty();
@@ -159,9 +159,11 @@ pub fn disagreement(
     if !forecast_breaks {
         let why = if not_started {
             "the server did not start at this version; no schema diff shows that".to_string()
-        } else if let Some(k) = earlier_break.filter(|_| verdict == Verdict::Changed) {
+        } else if let Some(k) =
+            cascade.filter(|_| matches!(verdict, Verdict::Changed | Verdict::Error))
+        {
             format!(
-                "call #{k} before it did not answer as before, so this one sees another state; its own schema did not change"
+                "call #{k} was refused here, and the original without it answers the same way: the state differs, not this tool"
             )
         } else {
             match verdict {
@@ -223,7 +225,7 @@ mod tests {
             unknown: Some(&shape),
             findings,
             fate: &fate,
-            earlier_break: None,
+            cascade: None,
         };
         classify(seen, Some(answer), &cx).0
     }
@@ -343,7 +345,7 @@ mod tests {
             unknown: None,
             findings: &[],
             fate: &fate,
-            earlier_break: None,
+            cascade: None,
         };
         let (v, reason) = classify(
             &Observation::answered(Status::Timeout, "", false),

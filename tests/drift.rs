@@ -1,0 +1,809 @@
+//! `mcpevol drift`: calls replayed on every version of a workspace whose versions were made
+//! for it, one verdict each (a renamed tool followed through the records, a new required
+//! parameter, a tightened bound, a changed deterministic answer, an error, a removed tool with
+//! the successor its record names, a version that does not start, a crash, a hang, a call the
+//! original could not answer), each beside the schema forecast; and bad call files refused with
+//! their line before any server starts.
+//!
+//! The versions are built on `fixtures/switch-esm`: those the oracle accepts through the
+//! `Given` backend (a proposal written here, recorded like any round), the others (which the
+//! oracle would rightly refuse) committed by hand with their records.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use mcpevol::evolve::{self, Backend, Options, RoundStatus};
+use mcpevol::hunks::Hunk;
+use mcpevol::init::{InitOptions, init};
+use mcpevol::mutate::Proposal;
+use mcpevol::schema;
+use mcpevol::server::session;
+use mcpevol::validate::Effect;
+use mcpevol::version_record::{self, RoundRecord};
+use mcpevol::workspace::Workspace;
+
+const FILE: &str = "server.js";
+
+fn hunk(search: &str, replace: &str) -> Hunk {
+    Hunk {
+        file: FILE.into(),
+        search: search.into(),
+        replace: replace.into(),
+    }
+}
+
+/// One round through the oracle, from a proposal written here; it must commit.
+fn given(
+    rt: &tokio::runtime::Runtime,
+    work: &Path,
+    operator: &str,
+    targets: &[&str],
+    added: &[&str],
+    hunks: Vec<Hunk>,
+    effects: Vec<Effect>,
+) {
+    let proposal = Proposal {
+        operator: operator.into(),
+        targets: targets.iter().map(|s| s.to_string()).collect(),
+        added: added.iter().map(|s| s.to_string()).collect(),
+        summary: format!("a hand-written {operator}"),
+        hunks,
+        effects,
+    };
+    let opts = Options {
+        backend: Backend::Given {
+            proposal: Box::new(proposal),
+        },
+        max_failed_rounds: 1,
+        ..Options::rules(1, 1)
+    };
+    let rounds = rt.block_on(evolve::evolve(work, &opts, |_| {})).unwrap();
+    assert_eq!(
+        rounds[0].status,
+        RoundStatus::Committed,
+        "{operator}: {:?}",
+        rounds[0].reason
+    );
+}
+
+/// A version the oracle would refuse, committed by hand with its records: the edits applied
+/// to the work tree, the live tool list (the previous one when it does not start), the schema
+/// changes from the previous version.
+fn by_hand(
+    rt: &tokio::runtime::Runtime,
+    work: &Path,
+    edits: &[(&str, &str)],
+    summary: &str,
+    targets: &[&str],
+) {
+    let ws = Workspace::open(work).unwrap();
+    let number = ws.latest().unwrap().unwrap().number + 1;
+    let path = work.join(FILE);
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    for (search, replace) in edits {
+        assert!(
+            text.contains(search),
+            "v{number}: {search:?} is not in {FILE}"
+        );
+        text = text.replacen(search, replace, 1);
+    }
+    std::fs::write(&path, text).unwrap();
+    let previous = version_record::read_tools(&ws, &format!("v{}", number - 1))
+        .unwrap()
+        .unwrap();
+    let live = rt
+        .block_on(session::list_tools(work, &[], Duration::from_secs(20)))
+        .unwrap_or_else(|_| previous.clone());
+    let changes = schema::diff(&previous.tools, &live.tools);
+    let record = RoundRecord {
+        version: format!("v{number}"),
+        round: number,
+        operator: Some("X1".into()),
+        operator_name: Some("Hand-made change".into()),
+        backend: "given".into(),
+        seed: None,
+        targets: targets.iter().map(|s| s.to_string()).collect(),
+        added: Vec::new(),
+        summary: summary.into(),
+        hunks: Vec::new(),
+        effects: Vec::new(),
+        patterns: schema::round_patterns(&changes),
+        schema_changes: changes,
+        tests: Vec::new(),
+        attempts: 1,
+        rejected: Vec::new(),
+        inapplicable: Default::default(),
+        generated_tests: Vec::new(),
+        usage: None,
+        model: None,
+        failed_rounds: Vec::new(),
+    };
+    version_record::write(work, &record, &live, &[]).unwrap();
+    ws.commit_version(number, &record.commit_message()).unwrap();
+}
+
+const CONVERT_RETURN: &str = "      return { content: [{ type: \"text\", text: `${fromCelsius(Number(args.value), args.to)} ${args.to}` }] };";
+const LIST_CITIES_SCHEMA: &str = "      description: \"List the cities that have forecasts\",\n      inputSchema: { type: \"object\", properties: {} },";
+const EXIT_AT_START: &str = "console.error(\"fatal: cannot open config\"); process.exit(3);\n";
+
+/// switch-esm at v0, then:
+/// v1 `get_forecast` renamed to `get_forecast_v2` (O2, through the oracle);
+/// v2 `convert_temperature.value` bounded to 50, enforced (O6, through the oracle);
+/// v3 `list_cities` gets a required `region`, refused without it (by hand);
+/// v4 `convert_temperature` answers in another format and refuses kelvin, its schema untouched
+///    (by hand);
+/// v5 `list_cities` removed, `get_forecast_v2` named to take over (O3, through the oracle);
+/// v6 the server exits at start (by hand);
+/// v7 it starts again; `convert_temperature` hangs below zero and exits on 30 (by hand).
+fn evolved(rt: &tokio::runtime::Runtime, dir: &Path) -> PathBuf {
+    let work = dir.join("weather");
+    let fixture = common::repo().join("fixtures/switch-esm");
+    rt.block_on(init(
+        &fixture.to_string_lossy(),
+        &work,
+        &InitOptions::new(None),
+    ))
+    .unwrap();
+    given(
+        rt,
+        &work,
+        "O2",
+        &["get_forecast"],
+        &["get_forecast_v2"],
+        vec![
+            hunk(
+                "      name: \"get_forecast\",",
+                "      name: \"get_forecast_v2\",",
+            ),
+            hunk(
+                "    case \"get_forecast\": {",
+                "    case \"get_forecast_v2\": {",
+            ),
+        ],
+        vec![],
+    );
+    given(
+        rt,
+        &work,
+        "O6",
+        &["convert_temperature"],
+        &[],
+        vec![
+            hunk(
+                "value: { type: \"number\", description: \"Temperature in Celsius\" },",
+                "value: { type: \"number\", maximum: 50, description: \"Temperature in Celsius\" },",
+            ),
+            hunk(
+                "    case \"convert_temperature\":\n",
+                "    case \"convert_temperature\":\n      if (Number(args.value) > 50) return { content: [{ type: \"text\", text: \"value must be at most 50\" }], isError: true };\n",
+            ),
+        ],
+        vec![Effect::Enforced {
+            tool: "convert_temperature".into(),
+            param: "value".into(),
+        }],
+    );
+    let with_region = "      description: \"List the cities that have forecasts\",\n      inputSchema: { type: \"object\", properties: { region: { type: \"string\", description: \"Region, e.g. europe\" } }, required: [\"region\"] },";
+    let region_check = "    case \"list_cities\":\n      if (!args.region) return { content: [{ type: \"text\", text: \"region is required\" }], isError: true };\n";
+    by_hand(
+        rt,
+        &work,
+        &[
+            (LIST_CITIES_SCHEMA, with_region),
+            ("    case \"list_cities\":\n", region_check),
+        ],
+        "list_cities needs a region",
+        &["list_cities"],
+    );
+    let new_format = "      if (args.to === \"kelvin\") return { content: [{ type: \"text\", text: \"kelvin is not supported any more\" }], isError: true };\n      return { content: [{ type: \"text\", text: `${args.to}: ${fromCelsius(Number(args.value), args.to)}` }] };";
+    by_hand(
+        rt,
+        &work,
+        &[(CONVERT_RETURN, new_format)],
+        "convert_temperature answers `unit: value` and no longer converts to kelvin",
+        &["convert_temperature"],
+    );
+    let cities_case = format!(
+        "{region_check}      return {{ content: [{{ type: \"text\", text: Object.keys(CITIES).join(\", \") }}] }};\n"
+    );
+    given(
+        rt,
+        &work,
+        "O3",
+        &["list_cities", "get_forecast_v2"],
+        &[],
+        vec![
+            hunk(
+                &format!("    {{\n      name: \"list_cities\",\n{with_region}\n    }},\n"),
+                "",
+            ),
+            hunk(&cities_case, ""),
+        ],
+        vec![],
+    );
+    by_hand(
+        rt,
+        &work,
+        &[(
+            "const CITIES = ",
+            &format!("{EXIT_AT_START}const CITIES = "),
+        )],
+        "the server needs a config file it cannot find",
+        &[],
+    );
+    by_hand(
+        rt,
+        &work,
+        &[
+            (EXIT_AT_START, ""),
+            (
+                "    case \"convert_temperature\":\n",
+                "    case \"convert_temperature\":\n      if (Number(args.value) < 0) await new Promise(() => {});\n      if (Number(args.value) === 30) process.exit(1);\n",
+            ),
+        ],
+        "convert_temperature hangs below zero and exits on 30",
+        &["convert_temperature"],
+    );
+    work
+}
+
+const CALLS: &str = r#"{"name": "get_forecast", "arguments": {"city": "paris"}}
+{"name": "list_cities", "arguments": {}}
+{"name": "convert_temperature", "arguments": {"value": 20, "to": "fahrenheit"}}
+{"name": "convert_temperature", "arguments": {"value": 100, "to": "celsius"}}
+{"name": "convert_temperature", "arguments": {"value": 10, "to": "rankine"}}
+{"name": "convert_temperature", "arguments": {"value": 10, "to": "kelvin"}}
+{"name": "convert_temperature", "arguments": {"value": -5, "to": "celsius"}}
+{"name": "convert_temperature", "arguments": {"value": 30, "to": "celsius"}}
+"#;
+
+/// The expected verdict of each call (rows) at v0..v7 (columns); `→x` is the successor, which
+/// the records name whatever the verdict (at v6, which does not start, too).
+const EXPECTED: [[&str; 8]; 8] = [
+    [
+        "same",
+        "unknown-tool→get_forecast_v2",
+        "unknown-tool→get_forecast_v2",
+        "unknown-tool→get_forecast_v2",
+        "unknown-tool→get_forecast_v2",
+        "unknown-tool→get_forecast_v2",
+        "crash→get_forecast_v2",
+        "unknown-tool→get_forecast_v2",
+    ],
+    [
+        "same",
+        "same",
+        "same",
+        "refused-arguments",
+        "refused-arguments",
+        "unknown-tool→get_forecast_v2",
+        "crash→get_forecast_v2",
+        "unknown-tool→get_forecast_v2",
+    ],
+    [
+        "same", "same", "same", "same", "changed", "changed", "crash", "changed",
+    ],
+    [
+        "same",
+        "same",
+        "refused-arguments",
+        "refused-arguments",
+        "refused-arguments",
+        "refused-arguments",
+        "crash",
+        "refused-arguments",
+    ],
+    [
+        "unverifiable",
+        "unverifiable",
+        "unverifiable",
+        "unverifiable",
+        "unverifiable",
+        "unverifiable",
+        "crash",
+        "unverifiable",
+    ],
+    [
+        "same", "same", "same", "same", "error", "error", "crash", "error",
+    ],
+    [
+        "same", "same", "same", "same", "changed", "changed", "crash", "timeout",
+    ],
+    [
+        "same", "same", "same", "same", "changed", "changed", "crash", "crash",
+    ],
+];
+
+fn drift_json(work: &Path, extra: &[&str]) -> Value {
+    let mut args = vec![
+        "drift",
+        work.to_str().unwrap(),
+        "--json",
+        "--call-timeout",
+        "3",
+    ];
+    args.extend_from_slice(extra);
+    let out = common::ok(common::mcpevol(&args));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn results(server: &Value) -> BTreeMap<(u64, String), &Value> {
+    server["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                (
+                    r["call"].as_u64().unwrap(),
+                    r["version"].as_str().unwrap().to_string(),
+                ),
+                r,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn every_verdict_occurs_where_the_versions_made_it_and_the_forecast_stands_beside_it() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let work = evolved(&rt, dir.path());
+    let calls = dir.path().join("calls.jsonl");
+    std::fs::write(&calls, CALLS).unwrap();
+    let report = drift_json(&work, &["--calls", calls.to_str().unwrap()]);
+    let server = &report["servers"][0];
+    let versions: Vec<String> = (0..8).map(|n| format!("v{n}")).collect();
+    assert_eq!(server["versions"], serde_json::json!(versions));
+    assert_eq!(server["calls"].as_array().unwrap().len(), 8);
+    let by = results(server);
+    assert_eq!(by.len(), 64, "one result per call and version");
+    let mut wrong = Vec::new();
+    for (i, row) in EXPECTED.iter().enumerate() {
+        for (n, want) in row.iter().enumerate() {
+            let r = by[&(i as u64 + 1, format!("v{n}"))];
+            let got = match r["successor"].as_str() {
+                Some(s) => format!("{}→{s}", r["verdict"].as_str().unwrap()),
+                None => r["verdict"].as_str().unwrap().to_string(),
+            };
+            if got != *want {
+                wrong.push(format!(
+                    "call {} at v{n}: expected {want}, got {got}: {}",
+                    i + 1,
+                    r["reason"]
+                ));
+            }
+            assert!(
+                !r["reason"].as_str().unwrap().contains('\n'),
+                "one line: {r}"
+            );
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+
+    // The reasons say which: the records, the rule, the server's words.
+    let reason = |call: u64, v: &str| {
+        by[&(call, v.to_string())]["reason"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert!(
+        reason(1, "v3").contains("renamed to `get_forecast_v2` in v1"),
+        "{}",
+        reason(1, "v3")
+    );
+    assert!(
+        reason(2, "v5").contains("names `get_forecast_v2` to take over"),
+        "{}",
+        reason(2, "v5")
+    );
+    assert!(
+        reason(2, "v3").contains("new required parameter `region`"),
+        "{}",
+        reason(2, "v3")
+    );
+    assert!(
+        reason(2, "v3").contains("region is required"),
+        "{}",
+        reason(2, "v3")
+    );
+    assert!(
+        reason(4, "v2").contains("beyond maximum 50"),
+        "{}",
+        reason(4, "v2")
+    );
+    assert!(reason(3, "v4").contains("became"), "{}", reason(3, "v4"));
+    assert!(
+        reason(6, "v4").contains("kelvin is not supported"),
+        "{}",
+        reason(6, "v4")
+    );
+    assert!(
+        reason(3, "v6").contains("did not start at v6"),
+        "{}",
+        reason(3, "v6")
+    );
+    assert!(
+        reason(7, "v7").contains("no answer within 3s"),
+        "{}",
+        reason(7, "v7")
+    );
+
+    // The forecast: from the schema alone.
+    let forecast = |call: u64, v: &str| {
+        by[&(call, v.to_string())]["forecast"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    for (call, v, want) in [
+        (1, "v0", "ok"),
+        (1, "v1", "breaks"),
+        (2, "v3", "breaks"),
+        (2, "v5", "breaks"),
+        (3, "v4", "ok"),
+        (4, "v2", "breaks"),
+        (6, "v4", "ok"),
+        (8, "v7", "ok"),
+    ] {
+        assert_eq!(forecast(call, v), want, "call {call} at {v}");
+    }
+
+    // Disagreements: exactly the calls that broke where the schema says nothing, each with a why.
+    let disagreements: Vec<(u64, String)> = server["disagreements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            assert!(!d["why"].as_str().unwrap().is_empty());
+            (
+                d["call"].as_u64().unwrap(),
+                d["version"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let mut expected: Vec<(u64, String)> = by
+        .iter()
+        .filter(|(_, r)| {
+            r["forecast"] == "ok"
+                && !["same", "unverifiable"].contains(&r["verdict"].as_str().unwrap())
+        })
+        .map(|(k, _)| k.clone())
+        .collect();
+    expected.sort();
+    assert_eq!(disagreements, expected);
+    assert!(
+        disagreements.contains(&(3, "v4".into())),
+        "a changed answer the schema does not show"
+    );
+    assert_eq!(
+        server["failed_versions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["version"].as_str().unwrap())
+            .collect::<Vec<_>>(),
+        ["v6"],
+        "the version that does not start is reported, and the later one replayed"
+    );
+
+    // The table: a row per call, a column per version, the disagreements marked.
+    let text = common::ok(common::mcpevol(&[
+        "drift",
+        work.to_str().unwrap(),
+        "--calls",
+        calls.to_str().unwrap(),
+        "--versions",
+        "v0,v4,late",
+        "--call-timeout",
+        "3",
+    ]));
+    let table = String::from_utf8(text.stdout).unwrap();
+    let header = table.lines().find(|l| l.contains("#  call")).unwrap();
+    let columns: Vec<&str> = header.split_whitespace().collect();
+    assert_eq!(
+        columns,
+        ["#", "call", "v0", "v4", "v5"],
+        "late is v5: {table}"
+    );
+    assert!(table.contains("CHANGED*"), "{table}");
+    assert!(table.contains("unknown→get_forecast_v2"), "{table}");
+    assert!(table.contains("not the same:"), "{table}");
+    assert!(table.contains("forecast and replay disagree:"), "{table}");
+}
+
+#[test]
+fn the_original_calls_are_the_default_and_a_stage_tag_names_its_version() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("weather");
+    let fixture = common::repo().join("fixtures/switch-esm");
+    rt.block_on(init(
+        &fixture.to_string_lossy(),
+        &work,
+        &InitOptions::new(None),
+    ))
+    .unwrap();
+    given(
+        &rt,
+        &work,
+        "O2",
+        &["get_forecast"],
+        &["get_forecast_v2"],
+        vec![
+            hunk(
+                "      name: \"get_forecast\",",
+                "      name: \"get_forecast_v2\",",
+            ),
+            hunk(
+                "    case \"get_forecast\": {",
+                "    case \"get_forecast_v2\": {",
+            ),
+        ],
+        vec![],
+    );
+    let report = drift_json(&work, &["--versions", "early,v1"]);
+    let server = &report["servers"][0];
+    assert_eq!(server["versions"], serde_json::json!(["v0", "v1"]));
+    let ws = Workspace::open(&work).unwrap();
+    let recorded = version_record::read_round(&ws, "v0")
+        .unwrap()
+        .unwrap()
+        .tests;
+    let calls: Vec<(&str, &Value)> = server["calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["tool"].as_str().unwrap(), &c["arguments"]))
+        .collect();
+    let from_record: Vec<(&str, &Value)> = recorded
+        .iter()
+        .map(|t| (t.tool.as_str(), &t.arguments))
+        .collect();
+    assert_eq!(
+        calls, from_record,
+        "one call per tool, as the original's record holds them"
+    );
+    let gone = results(server)
+        .into_iter()
+        .filter(|(_, r)| r["verdict"] == "unknown-tool")
+        .map(|((call, v), r)| (call, v, r["successor"].clone()))
+        .collect::<Vec<_>>();
+    let forecast_call = calls
+        .iter()
+        .position(|(t, _)| *t == "get_forecast")
+        .unwrap() as u64
+        + 1;
+    assert_eq!(
+        gone,
+        [(
+            forecast_call,
+            "v1".to_string(),
+            Value::from("get_forecast_v2")
+        )]
+    );
+}
+
+#[test]
+fn a_malformed_call_file_is_refused_with_its_line_before_any_server_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    // Not a workspace even: the file is read first.
+    let calls = dir.path().join("calls.jsonl");
+    std::fs::write(
+        &calls,
+        "{\"name\": \"get_forecast\", \"arguments\": {\"city\": \"paris\"}}\n\n{\"name\": \"list_cities\", \"arguments\": [\"x\"]}\n",
+    )
+    .unwrap();
+    let fixture = common::repo().join("fixtures/switch-esm");
+    let work = dir.path().join("weather");
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(init(
+        &fixture.to_string_lossy(),
+        &work,
+        &InitOptions::new(None),
+    ))
+    .unwrap();
+    let out = common::mcpevol(&[
+        "drift",
+        work.to_str().unwrap(),
+        "--calls",
+        calls.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("calls.jsonl, line 3"), "{stderr}");
+    assert!(
+        stderr.contains("`arguments` is an array, not an object"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("versions]"),
+        "no server was started: {stderr}"
+    );
+    assert!(out.stdout.is_empty());
+
+    let log = dir.path().join("session.log");
+    std::fs::write(
+        &log,
+        "2025-01-01T10:00:00Z [weather] [info] Initializing server...\n\
+         2025-01-01T10:00:01Z [weather] [info] Message from client: {\"method\":\"tools/call\",\"params\":{\"name\":\"get_forecast\",\"arguments\":{\"city\":\"lima\"}},\"jsonrpc\":\"2.0\",\"id\":5}\n\
+         2025-01-01T10:00:02Z [weather] [info] Message from client: {\"method\":\"tools/call\",\"params\":{\"arguments\":{}},\"jsonrpc\":\"2.0\",\"id\":6}\n",
+    )
+    .unwrap();
+    let out = common::mcpevol(&[
+        "drift",
+        work.to_str().unwrap(),
+        "--calls",
+        log.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("session.log, line 3: a tools/call request without a string `params.name`"),
+        "{stderr}"
+    );
+
+    let out = common::mcpevol(&["drift", work.to_str().unwrap(), "--versions", "v0,v9"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("`v9` is not a version or stage tag"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn an_agent_session_log_is_replayed_call_by_call() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("weather");
+    let fixture = common::repo().join("fixtures/switch-esm");
+    rt.block_on(init(
+        &fixture.to_string_lossy(),
+        &work,
+        &InitOptions::new(None),
+    ))
+    .unwrap();
+    // An MCP Inspector-style history and wrapped messages, with the traffic around the calls.
+    let log = dir.path().join("session.jsonl");
+    std::fs::write(
+        &log,
+        r#"{"direction":"send","message":{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}}
+{"direction":"receive","message":{"jsonrpc":"2.0","id":0,"result":{"serverInfo":{"name":"switch-esm"}}}}
+{"direction":"send","message":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_forecast","arguments":{"city":"tokyo","unit":"kelvin"}}}}
+{"direction":"receive","message":{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"tokyo: clear, 294.15 kelvin"}]}}}
+{"request":"{\"method\":\"tools/call\",\"params\":{\"name\":\"list_cities\",\"arguments\":{}}}","response":"{}"}
+"#,
+    )
+    .unwrap();
+    let report = drift_json(&work, &["--calls", log.to_str().unwrap()]);
+    let server = &report["servers"][0];
+    assert_eq!(
+        server["calls"],
+        serde_json::json!([
+            {"id": 1, "tool": "get_forecast", "arguments": {"city": "tokyo", "unit": "kelvin"}},
+            {"id": 2, "tool": "list_cities", "arguments": {}}
+        ])
+    );
+    let verdicts: Vec<&str> = server["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["verdict"].as_str().unwrap())
+        .collect();
+    assert_eq!(verdicts, ["same", "same"]);
+}
+
+#[test]
+fn a_refused_call_explains_the_later_answers_it_changes_and_a_removed_parameter_can_be_ignored() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("kv");
+    let fixture = common::repo().join("fixtures/loop-register");
+    rt.block_on(init(
+        &fixture.to_string_lossy(),
+        &work,
+        &InitOptions::new(None),
+    ))
+    .unwrap();
+    let file = |search: &str, replace: &str| Hunk {
+        file: "index.js".into(),
+        search: search.into(),
+        replace: replace.into(),
+    };
+    let kv_set = std::fs::read_to_string(fixture.join("index.js")).unwrap();
+    let start = kv_set.find("  {\n    name: \"kv_set\"").unwrap();
+    let end = kv_set.find("  {\n    name: \"kv_get\"").unwrap();
+    given(
+        &rt,
+        &work,
+        "O3",
+        &["kv_set"],
+        &[],
+        vec![file(&kv_set[start..end], "")],
+        vec![],
+    );
+    given(
+        &rt,
+        &work,
+        "O7",
+        &["kv_list"],
+        &[],
+        vec![file(
+            "    schema: { limit: z.number().int().min(1).max(100).optional().describe(\"Maximum number of keys\") },",
+            "    schema: {},",
+        )],
+        vec![],
+    );
+    let calls = dir.path().join("calls.jsonl");
+    std::fs::write(
+        &calls,
+        r#"{"name": "kv_list", "arguments": {"limit": 10}}
+{"name": "kv_set", "arguments": {"key": "city", "value": "lima"}}
+{"name": "kv_get", "arguments": {"key": "city"}}
+{"name": "kv_get", "arguments": {"key": "greeting"}}
+"#,
+    )
+    .unwrap();
+    let report = drift_json(&work, &["--calls", calls.to_str().unwrap()]);
+    let server = &report["servers"][0];
+    let by = results(server);
+    let verdict = |call: u64, v: &str| {
+        by[&(call, v.to_string())]["verdict"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let grid: Vec<Vec<String>> = (1..=4)
+        .map(|c| ["v0", "v1", "v2"].iter().map(|v| verdict(c, v)).collect())
+        .collect();
+    assert_eq!(
+        grid,
+        [
+            ["same", "same", "same"],
+            ["same", "unknown-tool", "unknown-tool"],
+            ["same", "changed", "changed"],
+            ["same", "same", "same"],
+        ]
+    );
+    assert_eq!(
+        by[&(2, "v1".into())]["successor"],
+        Value::Null,
+        "the rules' removal names no successor"
+    );
+    let reason = by[&(3, "v1".into())]["reason"].as_str().unwrap();
+    assert!(reason.contains("call #2 was refused here"), "{reason}");
+    assert_eq!(by[&(1, "v2".into())]["forecast"], "breaks");
+    let why: BTreeMap<(u64, String), String> = server["disagreements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                (
+                    d["call"].as_u64().unwrap(),
+                    d["version"].as_str().unwrap().to_string(),
+                ),
+                d["why"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        why.keys().cloned().collect::<Vec<_>>(),
+        [(1, "v2".to_string()), (3, "v1".into()), (3, "v2".into())]
+    );
+    assert!(
+        why[&(1, "v2".into())].contains("ignores the removed parameter"),
+        "{why:?}"
+    );
+    assert!(
+        why[&(3, "v1".into())].contains("call #2 was refused"),
+        "{why:?}"
+    );
+}
