@@ -15,7 +15,8 @@ pub const ROUND_PATH: &str = ".mcpevol/round.json";
 pub const TOOLS_PATH: &str = ".mcpevol/tools.json";
 pub const EXCHANGES_PATH: &str = ".mcpevol/exchanges.jsonl";
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+/// `Default` is an empty record, for building one field by field (`..RoundRecord::default()`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct RoundRecord {
     pub version: String,
     pub round: u32,

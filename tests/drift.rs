@@ -106,25 +106,50 @@ fn by_hand(
         operator: Some("X1".into()),
         operator_name: Some("Hand-made change".into()),
         backend: "given".into(),
-        seed: None,
         targets: targets.iter().map(|s| s.to_string()).collect(),
-        added: Vec::new(),
         summary: summary.into(),
-        hunks: Vec::new(),
-        effects: Vec::new(),
         patterns: schema::round_patterns(&changes),
         schema_changes: changes,
-        tests: Vec::new(),
         attempts: 1,
-        rejected: Vec::new(),
-        inapplicable: Default::default(),
-        generated_tests: Vec::new(),
-        usage: None,
-        model: None,
-        failed_rounds: Vec::new(),
+        ..RoundRecord::default()
     };
     version_record::write(work, &record, &live, &[]).unwrap();
     ws.commit_version(number, &record.commit_message()).unwrap();
+}
+
+/// A workspace of `fixtures/NAME` at v0, in `dir/work`.
+fn fresh(rt: &tokio::runtime::Runtime, dir: &Path, name: &str, work: &str) -> PathBuf {
+    let work = dir.join(work);
+    let fixture = common::repo().join("fixtures").join(name);
+    rt.block_on(init(
+        &fixture.to_string_lossy(),
+        &work,
+        &InitOptions::new(None),
+    ))
+    .unwrap();
+    work
+}
+
+/// v(N+1) of a switch-esm workspace: `get_forecast` renamed to `get_forecast_v2` (O2).
+fn rename_forecast(rt: &tokio::runtime::Runtime, work: &Path) {
+    given(
+        rt,
+        work,
+        "O2",
+        &["get_forecast"],
+        &["get_forecast_v2"],
+        vec![
+            hunk(
+                "      name: \"get_forecast\",",
+                "      name: \"get_forecast_v2\",",
+            ),
+            hunk(
+                "    case \"get_forecast\": {",
+                "    case \"get_forecast_v2\": {",
+            ),
+        ],
+        vec![],
+    );
 }
 
 const CONVERT_RETURN: &str = "      return { content: [{ type: \"text\", text: `${fromCelsius(Number(args.value), args.to)} ${args.to}` }] };";
@@ -141,32 +166,8 @@ const EXIT_AT_START: &str = "console.error(\"fatal: cannot open config\"); proce
 /// v6 the server exits at start (by hand);
 /// v7 it starts again; `convert_temperature` hangs below zero and exits on 30 (by hand).
 fn evolved(rt: &tokio::runtime::Runtime, dir: &Path) -> PathBuf {
-    let work = dir.join("weather");
-    let fixture = common::repo().join("fixtures/switch-esm");
-    rt.block_on(init(
-        &fixture.to_string_lossy(),
-        &work,
-        &InitOptions::new(None),
-    ))
-    .unwrap();
-    given(
-        rt,
-        &work,
-        "O2",
-        &["get_forecast"],
-        &["get_forecast_v2"],
-        vec![
-            hunk(
-                "      name: \"get_forecast\",",
-                "      name: \"get_forecast_v2\",",
-            ),
-            hunk(
-                "    case \"get_forecast\": {",
-                "    case \"get_forecast_v2\": {",
-            ),
-        ],
-        vec![],
-    );
+    let work = fresh(rt, dir, "switch-esm", "weather");
+    rename_forecast(rt, &work);
     given(
         rt,
         &work,
@@ -522,32 +523,8 @@ fn every_verdict_occurs_where_the_versions_made_it_and_the_forecast_stands_besid
 fn the_original_calls_are_the_default_and_a_stage_tag_names_its_version() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let work = dir.path().join("weather");
-    let fixture = common::repo().join("fixtures/switch-esm");
-    rt.block_on(init(
-        &fixture.to_string_lossy(),
-        &work,
-        &InitOptions::new(None),
-    ))
-    .unwrap();
-    given(
-        &rt,
-        &work,
-        "O2",
-        &["get_forecast"],
-        &["get_forecast_v2"],
-        vec![
-            hunk(
-                "      name: \"get_forecast\",",
-                "      name: \"get_forecast_v2\",",
-            ),
-            hunk(
-                "    case \"get_forecast\": {",
-                "    case \"get_forecast_v2\": {",
-            ),
-        ],
-        vec![],
-    );
+    let work = fresh(&rt, dir.path(), "switch-esm", "weather");
+    rename_forecast(&rt, &work);
     let report = drift_json(&work, &["--versions", "early,v1"]);
     let server = &report["servers"][0];
     assert_eq!(server["versions"], serde_json::json!(["v0", "v1"]));
@@ -593,22 +570,14 @@ fn the_original_calls_are_the_default_and_a_stage_tag_names_its_version() {
 #[test]
 fn a_malformed_call_file_is_refused_with_its_line_before_any_server_starts() {
     let dir = tempfile::tempdir().unwrap();
-    // Not a workspace even: the file is read first.
     let calls = dir.path().join("calls.jsonl");
     std::fs::write(
         &calls,
         "{\"name\": \"get_forecast\", \"arguments\": {\"city\": \"paris\"}}\n\n{\"name\": \"list_cities\", \"arguments\": [\"x\"]}\n",
     )
     .unwrap();
-    let fixture = common::repo().join("fixtures/switch-esm");
-    let work = dir.path().join("weather");
     let rt = tokio::runtime::Runtime::new().unwrap();
-    rt.block_on(init(
-        &fixture.to_string_lossy(),
-        &work,
-        &InitOptions::new(None),
-    ))
-    .unwrap();
+    let work = fresh(&rt, dir.path(), "switch-esm", "weather");
     let out = common::mcpevol(&[
         "drift",
         work.to_str().unwrap(),
@@ -662,14 +631,7 @@ fn a_malformed_call_file_is_refused_with_its_line_before_any_server_starts() {
 fn an_agent_session_log_is_replayed_call_by_call() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let work = dir.path().join("weather");
-    let fixture = common::repo().join("fixtures/switch-esm");
-    rt.block_on(init(
-        &fixture.to_string_lossy(),
-        &work,
-        &InitOptions::new(None),
-    ))
-    .unwrap();
+    let work = fresh(&rt, dir.path(), "switch-esm", "weather");
     // An MCP Inspector-style history and wrapped messages, with the traffic around the calls.
     let log = dir.path().join("session.jsonl");
     std::fs::write(
@@ -704,20 +666,13 @@ fn an_agent_session_log_is_replayed_call_by_call() {
 fn a_refused_call_explains_the_later_answers_it_changes_and_a_removed_parameter_can_be_ignored() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let work = dir.path().join("kv");
-    let fixture = common::repo().join("fixtures/loop-register");
-    rt.block_on(init(
-        &fixture.to_string_lossy(),
-        &work,
-        &InitOptions::new(None),
-    ))
-    .unwrap();
+    let work = fresh(&rt, dir.path(), "loop-register", "kv");
     let file = |search: &str, replace: &str| Hunk {
         file: "index.js".into(),
         search: search.into(),
         replace: replace.into(),
     };
-    let kv_set = std::fs::read_to_string(fixture.join("index.js")).unwrap();
+    let kv_set = std::fs::read_to_string(work.join("index.js")).unwrap();
     let start = kv_set.find("  {\n    name: \"kv_set\"").unwrap();
     let end = kv_set.find("  {\n    name: \"kv_get\"").unwrap();
     given(

@@ -97,25 +97,10 @@ mod tests {
         RoundRecord {
             version: version.into(),
             round: version[1..].parse().unwrap(),
-            operator: Some("O2".into()),
-            operator_name: None,
-            backend: "rules".into(),
-            seed: None,
             targets: targets.iter().map(|s| s.to_string()).collect(),
             added: added.iter().map(|s| s.to_string()).collect(),
-            summary: String::new(),
-            hunks: Vec::new(),
-            effects: Vec::new(),
             schema_changes: changes,
-            patterns: Vec::new(),
-            tests: Vec::new(),
-            attempts: 1,
-            rejected: Vec::new(),
-            inapplicable: Default::default(),
-            generated_tests: Vec::new(),
-            usage: None,
-            model: None,
-            failed_rounds: Vec::new(),
+            ..RoundRecord::default()
         }
     }
 
