@@ -2,155 +2,23 @@
 //! for it, one verdict each (a renamed tool followed through the records, a new required
 //! parameter, a tightened bound, a changed deterministic answer, an error, a removed tool with
 //! the successor its record names, a version that does not start, a crash, a hang, a call the
-//! original could not answer), each beside the schema forecast; and bad call files refused with
-//! their line before any server starts.
+//! original could not answer), each beside the schema forecast; and a refused call explaining
+//! the later answers it changes.
 //!
 //! The versions are built on `fixtures/switch-esm`: those the oracle accepts through the
 //! `Given` backend (a proposal written here, recorded like any round), the others (which the
-//! oracle would rightly refuse) committed by hand with their records.
+//! oracle would rightly refuse) committed by hand with their records (`common/drift.rs`).
 
 mod common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use serde_json::Value;
 
-use mcpevol::evolve::{self, Backend, Options, RoundStatus};
+use common::drift::{by_hand, drift_json, fresh, given, hunk, rename_forecast, results};
 use mcpevol::hunks::Hunk;
-use mcpevol::init::{InitOptions, init};
-use mcpevol::mutate::Proposal;
-use mcpevol::schema;
-use mcpevol::server::session;
 use mcpevol::validate::Effect;
-use mcpevol::version_record::{self, RoundRecord};
-use mcpevol::workspace::Workspace;
-
-const FILE: &str = "server.js";
-
-fn hunk(search: &str, replace: &str) -> Hunk {
-    Hunk {
-        file: FILE.into(),
-        search: search.into(),
-        replace: replace.into(),
-    }
-}
-
-/// One round through the oracle, from a proposal written here; it must commit.
-fn given(
-    rt: &tokio::runtime::Runtime,
-    work: &Path,
-    operator: &str,
-    targets: &[&str],
-    added: &[&str],
-    hunks: Vec<Hunk>,
-    effects: Vec<Effect>,
-) {
-    let proposal = Proposal {
-        operator: operator.into(),
-        targets: targets.iter().map(|s| s.to_string()).collect(),
-        added: added.iter().map(|s| s.to_string()).collect(),
-        summary: format!("a hand-written {operator}"),
-        hunks,
-        effects,
-    };
-    let opts = Options {
-        backend: Backend::Given {
-            proposal: Box::new(proposal),
-        },
-        max_failed_rounds: 1,
-        ..Options::rules(1, 1)
-    };
-    let rounds = rt.block_on(evolve::evolve(work, &opts, |_| {})).unwrap();
-    assert_eq!(
-        rounds[0].status,
-        RoundStatus::Committed,
-        "{operator}: {:?}",
-        rounds[0].reason
-    );
-}
-
-/// A version the oracle would refuse, committed by hand with its records: the edits applied
-/// to the work tree, the live tool list (the previous one when it does not start), the schema
-/// changes from the previous version.
-fn by_hand(
-    rt: &tokio::runtime::Runtime,
-    work: &Path,
-    edits: &[(&str, &str)],
-    summary: &str,
-    targets: &[&str],
-) {
-    let ws = Workspace::open(work).unwrap();
-    let number = ws.latest().unwrap().unwrap().number + 1;
-    let path = work.join(FILE);
-    let mut text = std::fs::read_to_string(&path).unwrap();
-    for (search, replace) in edits {
-        assert!(
-            text.contains(search),
-            "v{number}: {search:?} is not in {FILE}"
-        );
-        text = text.replacen(search, replace, 1);
-    }
-    std::fs::write(&path, text).unwrap();
-    let previous = version_record::read_tools(&ws, &format!("v{}", number - 1))
-        .unwrap()
-        .unwrap();
-    let live = rt
-        .block_on(session::list_tools(work, &[], Duration::from_secs(20)))
-        .unwrap_or_else(|_| previous.clone());
-    let changes = schema::diff(&previous.tools, &live.tools);
-    let record = RoundRecord {
-        version: format!("v{number}"),
-        round: number,
-        operator: Some("X1".into()),
-        operator_name: Some("Hand-made change".into()),
-        backend: "given".into(),
-        targets: targets.iter().map(|s| s.to_string()).collect(),
-        summary: summary.into(),
-        patterns: schema::round_patterns(&changes),
-        schema_changes: changes,
-        attempts: 1,
-        ..RoundRecord::default()
-    };
-    version_record::write(work, &record, &live, &[]).unwrap();
-    ws.commit_version(number, &record.commit_message()).unwrap();
-}
-
-/// A workspace of `fixtures/NAME` at v0, in `dir/work`.
-fn fresh(rt: &tokio::runtime::Runtime, dir: &Path, name: &str, work: &str) -> PathBuf {
-    let work = dir.join(work);
-    let fixture = common::repo().join("fixtures").join(name);
-    rt.block_on(init(
-        &fixture.to_string_lossy(),
-        &work,
-        &InitOptions::new(None),
-    ))
-    .unwrap();
-    work
-}
-
-/// v(N+1) of a switch-esm workspace: `get_forecast` renamed to `get_forecast_v2` (O2).
-fn rename_forecast(rt: &tokio::runtime::Runtime, work: &Path) {
-    given(
-        rt,
-        work,
-        "O2",
-        &["get_forecast"],
-        &["get_forecast_v2"],
-        vec![
-            hunk(
-                "      name: \"get_forecast\",",
-                "      name: \"get_forecast_v2\",",
-            ),
-            hunk(
-                "    case \"get_forecast\": {",
-                "    case \"get_forecast_v2\": {",
-            ),
-        ],
-        vec![],
-    );
-}
 
 const CONVERT_RETURN: &str = "      return { content: [{ type: \"text\", text: `${fromCelsius(Number(args.value), args.to)} ${args.to}` }] };";
 const LIST_CITIES_SCHEMA: &str = "      description: \"List the cities that have forecasts\",\n      inputSchema: { type: \"object\", properties: {} },";
@@ -320,36 +188,6 @@ const EXPECTED: [[&str; 8]; 8] = [
     ],
 ];
 
-fn drift_json(work: &Path, extra: &[&str]) -> Value {
-    let mut args = vec![
-        "drift",
-        work.to_str().unwrap(),
-        "--json",
-        "--call-timeout",
-        "3",
-    ];
-    args.extend_from_slice(extra);
-    let out = common::ok(common::mcpevol(&args));
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
-fn results(server: &Value) -> BTreeMap<(u64, String), &Value> {
-    server["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            (
-                (
-                    r["call"].as_u64().unwrap(),
-                    r["version"].as_str().unwrap().to_string(),
-                ),
-                r,
-            )
-        })
-        .collect()
-}
-
 #[test]
 fn every_verdict_occurs_where_the_versions_made_it_and_the_forecast_stands_beside_it() {
     let rt = tokio::runtime::Runtime::new().unwrap();
@@ -517,149 +355,6 @@ fn every_verdict_occurs_where_the_versions_made_it_and_the_forecast_stands_besid
     assert!(table.contains("unknown→get_forecast_v2"), "{table}");
     assert!(table.contains("not the same:"), "{table}");
     assert!(table.contains("forecast and replay disagree:"), "{table}");
-}
-
-#[test]
-fn the_original_calls_are_the_default_and_a_stage_tag_names_its_version() {
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let work = fresh(&rt, dir.path(), "switch-esm", "weather");
-    rename_forecast(&rt, &work);
-    let report = drift_json(&work, &["--versions", "early,v1"]);
-    let server = &report["servers"][0];
-    assert_eq!(server["versions"], serde_json::json!(["v0", "v1"]));
-    let ws = Workspace::open(&work).unwrap();
-    let recorded = version_record::read_round(&ws, "v0")
-        .unwrap()
-        .unwrap()
-        .tests;
-    let calls: Vec<(&str, &Value)> = server["calls"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| (c["tool"].as_str().unwrap(), &c["arguments"]))
-        .collect();
-    let from_record: Vec<(&str, &Value)> = recorded
-        .iter()
-        .map(|t| (t.tool.as_str(), &t.arguments))
-        .collect();
-    assert_eq!(
-        calls, from_record,
-        "one call per tool, as the original's record holds them"
-    );
-    let gone = results(server)
-        .into_iter()
-        .filter(|(_, r)| r["verdict"] == "unknown-tool")
-        .map(|((call, v), r)| (call, v, r["successor"].clone()))
-        .collect::<Vec<_>>();
-    let forecast_call = calls
-        .iter()
-        .position(|(t, _)| *t == "get_forecast")
-        .unwrap() as u64
-        + 1;
-    assert_eq!(
-        gone,
-        [(
-            forecast_call,
-            "v1".to_string(),
-            Value::from("get_forecast_v2")
-        )]
-    );
-}
-
-#[test]
-fn a_malformed_call_file_is_refused_with_its_line_before_any_server_starts() {
-    let dir = tempfile::tempdir().unwrap();
-    let calls = dir.path().join("calls.jsonl");
-    std::fs::write(
-        &calls,
-        "{\"name\": \"get_forecast\", \"arguments\": {\"city\": \"paris\"}}\n\n{\"name\": \"list_cities\", \"arguments\": [\"x\"]}\n",
-    )
-    .unwrap();
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let work = fresh(&rt, dir.path(), "switch-esm", "weather");
-    let out = common::mcpevol(&[
-        "drift",
-        work.to_str().unwrap(),
-        "--calls",
-        calls.to_str().unwrap(),
-    ]);
-    assert_eq!(out.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("calls.jsonl, line 3"), "{stderr}");
-    assert!(
-        stderr.contains("`arguments` is an array, not an object"),
-        "{stderr}"
-    );
-    assert!(
-        !stderr.contains("versions]"),
-        "no server was started: {stderr}"
-    );
-    assert!(out.stdout.is_empty());
-
-    let log = dir.path().join("session.log");
-    std::fs::write(
-        &log,
-        "2025-01-01T10:00:00Z [weather] [info] Initializing server...\n\
-         2025-01-01T10:00:01Z [weather] [info] Message from client: {\"method\":\"tools/call\",\"params\":{\"name\":\"get_forecast\",\"arguments\":{\"city\":\"lima\"}},\"jsonrpc\":\"2.0\",\"id\":5}\n\
-         2025-01-01T10:00:02Z [weather] [info] Message from client: {\"method\":\"tools/call\",\"params\":{\"arguments\":{}},\"jsonrpc\":\"2.0\",\"id\":6}\n",
-    )
-    .unwrap();
-    let out = common::mcpevol(&[
-        "drift",
-        work.to_str().unwrap(),
-        "--calls",
-        log.to_str().unwrap(),
-    ]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(
-        stderr.contains("session.log, line 3: a tools/call request without a string `params.name`"),
-        "{stderr}"
-    );
-
-    let out = common::mcpevol(&["drift", work.to_str().unwrap(), "--versions", "v0,v9"]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(
-        stderr.contains("`v9` is not a version or stage tag"),
-        "{stderr}"
-    );
-}
-
-#[test]
-fn an_agent_session_log_is_replayed_call_by_call() {
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let work = fresh(&rt, dir.path(), "switch-esm", "weather");
-    // An MCP Inspector-style history and wrapped messages, with the traffic around the calls.
-    let log = dir.path().join("session.jsonl");
-    std::fs::write(
-        &log,
-        r#"{"direction":"send","message":{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}}
-{"direction":"receive","message":{"jsonrpc":"2.0","id":0,"result":{"serverInfo":{"name":"switch-esm"}}}}
-{"direction":"send","message":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_forecast","arguments":{"city":"tokyo","unit":"kelvin"}}}}
-{"direction":"receive","message":{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"tokyo: clear, 294.15 kelvin"}]}}}
-{"request":"{\"method\":\"tools/call\",\"params\":{\"name\":\"list_cities\",\"arguments\":{}}}","response":"{}"}
-"#,
-    )
-    .unwrap();
-    let report = drift_json(&work, &["--calls", log.to_str().unwrap()]);
-    let server = &report["servers"][0];
-    assert_eq!(
-        server["calls"],
-        serde_json::json!([
-            {"id": 1, "tool": "get_forecast", "arguments": {"city": "tokyo", "unit": "kelvin"}},
-            {"id": 2, "tool": "list_cities", "arguments": {}}
-        ])
-    );
-    let verdicts: Vec<&str> = server["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["verdict"].as_str().unwrap())
-        .collect();
-    assert_eq!(verdicts, ["same", "same"]);
 }
 
 #[test]
