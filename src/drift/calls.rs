@@ -159,8 +159,9 @@ fn looks_like_lines(text: &str) -> bool {
 /// One JSON array for the whole file; an element that is not a call or message is named by
 /// the line it starts on.
 fn parse_array(text: &str) -> Result<Vec<Named>, BadLine> {
+    // serde counts the line after a last newline, where an unclosed array ends.
     let items: Vec<&RawValue> = serde_json::from_str(text).map_err(|e| BadLine {
-        line: e.line(),
+        line: e.line().clamp(1, text.lines().count().max(1)),
         why: format!("not a JSON array of messages: {e}"),
     })?;
     let mut out = Vec::new();
