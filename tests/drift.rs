@@ -457,3 +457,52 @@ fn a_refused_call_explains_the_later_answers_it_changes_and_a_removed_parameter_
         "{why:?}"
     );
 }
+
+#[test]
+fn a_server_whose_original_does_not_start_is_reported_and_the_others_are_audited() {
+    let tmp = tempfile::tempdir().unwrap();
+    let batch = common::fixture_batch(tmp.path(), &["switch-esm", "if-cjs"], &["--rounds", "1"]);
+    // Its dependencies gone, the original cannot import its SDK and exits at start.
+    std::fs::remove_dir_all(batch.join("servers/if-cjs/node_modules")).unwrap();
+    let out = common::mcpevol(&["drift", batch.to_str().unwrap(), "--json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("1 of 2 servers could not be audited (if-cjs)"),
+        "{stderr}"
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let by_name = |name: &str| {
+        report["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap()
+            .clone()
+    };
+    let broken = by_name("if-cjs");
+    let error = broken["error"].as_str().unwrap();
+    assert!(
+        error.contains("the original (v0) could not be replayed"),
+        "{error}"
+    );
+    assert_eq!(broken["results"], serde_json::json!([]));
+    let fine = by_name("switch-esm");
+    assert_eq!(fine.get("error"), None);
+    assert_eq!(
+        fine["results"].as_array().unwrap().len(),
+        3 * 2,
+        "3 calls at v0 and v1"
+    );
+
+    // A workspace alone: the command's error, with the exit code of a server that does not start.
+    let alone = common::mcpevol(&["drift", batch.join("servers/if-cjs").to_str().unwrap()]);
+    assert_eq!(alone.status.code(), Some(4));
+    assert!(alone.stdout.is_empty());
+}

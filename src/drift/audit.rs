@@ -5,7 +5,8 @@
 //! Determinism is judged as the oracle judges it, with one more sample: the original is
 //! replayed once more like every other version (its own column), and an output that differs
 //! there, or in two more sessions taken when some version's output changed, is compared by
-//! status only.
+//! status only. State is judged too: a later answer that changed only because a call before it
+//! was refused is found by replaying the original without the refused calls ([`cascades`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
