@@ -71,7 +71,7 @@ pub fn html(d: &ServerDrift) -> String {
     for v in Verdict::ALL {
         let _ = write!(out, "<span class=\"verdict v-{v}\">{v}</span> ");
     }
-    out += "</p><table class=\"drift-matrix\"><thead><tr><th>#</th><th>call</th>";
+    out += "</p><div class=\"drift-scroll\"><table class=\"drift-matrix\"><thead><tr><th>#</th><th>call</th>";
     for v in &d.versions {
         let _ = write!(out, "<th data-version=\"{0}\">{0}</th>", esc(v));
     }
@@ -95,33 +95,35 @@ pub fn html(d: &ServerDrift) -> String {
             } else {
                 ""
             };
+            let successor = r.successor.as_ref().map_or(String::new(), |s| {
+                format!("<br><span class=\"successor\">→ {}</span>", esc(s))
+            });
             let _ = write!(
                 out,
                 "<td class=\"verdict v-{verdict}\" data-version=\"{}\" data-verdict=\"{verdict}\" \
-                 data-forecast=\"{}\" title=\"{}\">{}{flag}</td>",
+                 data-forecast=\"{}\" title=\"{}\">{verdict}{successor}{flag}</td>",
                 esc(v),
                 forecast_word(r.forecast),
                 esc(&r.reason),
-                esc(&label(r)),
                 verdict = r.verdict,
             );
         }
         out += "</tr>";
     }
-    out += "</tbody></table>";
+    out += "</tbody></table></div>";
     let notes: String = d
         .results
         .iter()
         .filter(|r| r.verdict != Verdict::Same)
         .map(|r| {
             format!(
-                "<li class=\"drift-note v-{verdict}\" data-call=\"{}\" data-version=\"{}\">\
-                 <b>#{} at {}: {}</b> {}</li>",
-                r.call,
-                esc(&r.version),
+                "<li class=\"drift-note\" data-call=\"{}\" data-version=\"{}\">\
+                 <span class=\"verdict v-{verdict}\">{}</span> <b>#{} at {}</b>: {}</li>",
                 r.call,
                 esc(&r.version),
                 esc(&label(r)),
+                r.call,
+                esc(&r.version),
                 esc(&r.reason),
                 verdict = r.verdict
             )
