@@ -274,6 +274,12 @@ fn every_verdict_occurs_where_the_versions_made_it_and_the_forecast_stands_besid
         reason(7, "v7")
     );
 
+    // Which rule refused the arguments, by name for scripts.
+    let rules = |call: u64, v: &str| by[&(call, v.to_string())]["forecast_rules"].clone();
+    assert_eq!(rules(2, "v3"), serde_json::json!(["new-required-param"]));
+    assert_eq!(rules(4, "v2"), serde_json::json!(["tighter-bound"]));
+    assert_eq!(rules(1, "v1"), serde_json::json!(["tool-gone"]));
+
     // The forecast: from the schema alone.
     let forecast = |call: u64, v: &str| {
         by[&(call, v.to_string())]["forecast"]

@@ -384,6 +384,7 @@ fn judge(
             forecast,
             reason,
             forecast_reasons: findings.iter().map(|f| f.detail.clone()).collect(),
+            forecast_rules: findings.iter().map(|f| f.rule).collect(),
             status: outcome.map(|o| o.status),
         });
     }

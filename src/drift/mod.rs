@@ -123,9 +123,12 @@ pub struct CallResult {
     pub forecast: Forecast,
     /// Why, on one line (the server's answer quoted, normalised).
     pub reason: String,
-    /// The forecast's rules that fire for this call (empty when it forecasts ok).
+    /// The forecast's rules that fire for this call (empty when it forecasts ok), in words...
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub forecast_reasons: Vec<String>,
+    /// ...and by name (`new-required-param`, `tighter-bound`, ...), in the same order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub forecast_rules: Vec<forecast::Rule>,
     /// How the call ended at this version; None when it was not called.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<Status>,
