@@ -16,7 +16,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use common::drift::{by_hand, drift_json, fresh, given, hunk, rename_forecast, results};
+use common::drift::{
+    by_call_and_version, by_hand, drift_json, fresh, given, hunk, rename_forecast, results,
+};
 use mcpevol::hunks::Hunk;
 use mcpevol::validate::Effect;
 
@@ -232,47 +234,20 @@ fn every_verdict_occurs_where_the_versions_made_it_and_the_forecast_stands_besid
             .unwrap()
             .to_string()
     };
-    assert!(
-        reason(1, "v3").contains("renamed to `get_forecast_v2` in v1"),
-        "{}",
-        reason(1, "v3")
-    );
-    assert!(
-        reason(2, "v5").contains("names `get_forecast_v2` to take over"),
-        "{}",
-        reason(2, "v5")
-    );
-    assert!(
-        reason(2, "v3").contains("new required parameter `region`"),
-        "{}",
-        reason(2, "v3")
-    );
-    assert!(
-        reason(2, "v3").contains("region is required"),
-        "{}",
-        reason(2, "v3")
-    );
-    assert!(
-        reason(4, "v2").contains("beyond maximum 50"),
-        "{}",
-        reason(4, "v2")
-    );
-    assert!(reason(3, "v4").contains("became"), "{}", reason(3, "v4"));
-    assert!(
-        reason(6, "v4").contains("kelvin is not supported"),
-        "{}",
-        reason(6, "v4")
-    );
-    assert!(
-        reason(3, "v6").contains("did not start at v6"),
-        "{}",
-        reason(3, "v6")
-    );
-    assert!(
-        reason(7, "v7").contains("no answer within 3s"),
-        "{}",
-        reason(7, "v7")
-    );
+    for (call, v, words) in [
+        (1, "v3", "renamed to `get_forecast_v2` in v1"),
+        (2, "v5", "names `get_forecast_v2` to take over"),
+        (2, "v3", "new required parameter `region`"),
+        (2, "v3", "region is required"),
+        (4, "v2", "beyond maximum 50"),
+        (3, "v4", "became"),
+        (6, "v4", "kelvin is not supported"),
+        (3, "v6", "did not start at v6"),
+        (7, "v7", "no answer within 3s"),
+    ] {
+        let why = reason(call, v);
+        assert!(why.contains(words), "call {call} at {v}: {why}");
+    }
 
     // Which rule refused the arguments, by name for scripts.
     let rules = |call: u64, v: &str| by[&(call, v.to_string())]["forecast_rules"].clone();
@@ -436,19 +411,9 @@ fn a_refused_call_explains_the_later_answers_it_changes_and_a_removed_parameter_
     let reason = by[&(3, "v1".into())]["reason"].as_str().unwrap();
     assert!(reason.contains("call #2 was refused here"), "{reason}");
     assert_eq!(by[&(1, "v2".into())]["forecast"], "breaks");
-    let why: BTreeMap<(u64, String), String> = server["disagreements"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| {
-            (
-                (
-                    d["call"].as_u64().unwrap(),
-                    d["version"].as_str().unwrap().to_string(),
-                ),
-                d["why"].as_str().unwrap().to_string(),
-            )
-        })
+    let why: BTreeMap<(u64, String), String> = by_call_and_version(&server["disagreements"])
+        .into_iter()
+        .map(|(k, d)| (k, d["why"].as_str().unwrap().to_string()))
         .collect();
     assert_eq!(
         why.keys().cloned().collect::<Vec<_>>(),

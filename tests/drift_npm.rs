@@ -4,7 +4,6 @@
 
 mod common;
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde_json::Value;
@@ -121,20 +120,7 @@ fn every_verdict_on_real_servers_is_what_the_version_records_say_changed() {
             original.len(),
             "{id}"
         );
-        let results: BTreeMap<(u64, String), &Value> = server["results"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| {
-                (
-                    (
-                        r["call"].as_u64().unwrap(),
-                        r["version"].as_str().unwrap().to_string(),
-                    ),
-                    r,
-                )
-            })
-            .collect();
+        let results = common::drift::results(server);
         for (i, test) in original.iter().enumerate() {
             let call = i as u64 + 1;
             for (n, version) in versions.iter().enumerate() {

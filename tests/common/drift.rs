@@ -157,19 +157,19 @@ pub fn drift_json(work: &Path, extra: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
+/// The results of a server's audit by (call id, version).
 pub fn results(server: &Value) -> BTreeMap<(u64, String), &Value> {
-    server["results"]
-        .as_array()
+    by_call_and_version(&server["results"])
+}
+
+/// Entries of a list of the audit (results, disagreements) by (call id, version).
+pub fn by_call_and_version(list: &Value) -> BTreeMap<(u64, String), &Value> {
+    list.as_array()
         .unwrap()
         .iter()
         .map(|r| {
-            (
-                (
-                    r["call"].as_u64().unwrap(),
-                    r["version"].as_str().unwrap().to_string(),
-                ),
-                r,
-            )
+            let version = r["version"].as_str().unwrap().to_string();
+            ((r["call"].as_u64().unwrap(), version), r)
         })
         .collect()
 }
