@@ -11,6 +11,32 @@ use crate::validate::Tally;
 use crate::version_record::{self, RecordError, RoundRecord};
 use crate::workspace::{Version, VersionTag, Workspace};
 
+/// What an overview counts of one server's versions: the rounds' own tests (each version
+/// after the original, counted as `log` counts it; the original's calls are the baseline the
+/// first round is judged against, not a test of a change). Every overview counts through
+/// here, so that a count added to the records later (whether each version is proven) is
+/// added once, here, and shown alike everywhere.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Totals {
+    /// Versions made by rounds (the original not counted).
+    pub rounds: usize,
+    pub tests: Tally,
+}
+
+impl Totals {
+    pub fn of<'a>(records: impl IntoIterator<Item = &'a RoundRecord>) -> Totals {
+        let mut totals = Totals::default();
+        for r in records
+            .into_iter()
+            .filter(|r| r.version != VersionTag::ORIGINAL)
+        {
+            totals.rounds += 1;
+            totals.tests = Tally::sum([totals.tests, r.tally()]);
+        }
+        totals
+    }
+}
+
 /// Every version that has a record, oldest first.
 pub fn versions(ws: &Workspace) -> Result<Vec<(Version, RoundRecord)>, RecordError> {
     let mut out = Vec::new();

@@ -13,7 +13,8 @@
 //!
 //! [`evolve`] runs rounds of that pipeline; [`init`] makes the first version. Around them:
 //! [`history`] reads the versions' records back and [`report`] shows them (log, diff, pages);
-//! [`batch`] evolves many servers and [`export`] writes their stages out; [`catalog`] and
+//! [`batch`] evolves many servers and [`export`] writes their stages out; [`drift`] replays
+//! calls that worked on the original against every version; [`catalog`] and
 //! [`survey`] measure anchoring on real servers; [`crashpoint`] lets tests kill a run at a
 //! chosen place.
 
@@ -23,6 +24,7 @@ pub mod catalog;
 pub mod confine;
 pub mod contract;
 pub mod crashpoint;
+pub mod drift;
 pub mod evolve;
 pub mod export;
 pub mod history;

@@ -45,6 +45,9 @@ enum Command {
     Export(cli::export::ExportArgs),
     /// Write a report of a workspace or batch: one self-contained HTML page, or Markdown.
     Report(cli::report::ReportArgs),
+    /// Replay calls that worked on the original against every version: which still answer the
+    /// same, which changed, which are refused and why, beside the schema's forecast.
+    Drift(cli::drift::DriftArgs),
 }
 
 /// Ends quietly when the reader of our output goes away (`mcpevol anchor . | head`), as
@@ -104,6 +107,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Batch(args) => cli::batch::run(args),
         Command::Export(args) => cli::export::run(args),
         Command::Report(args) => cli::report::run(args),
+        Command::Drift(args) => cli::drift::run(args),
     }
 }
 
@@ -151,6 +155,19 @@ mod tests {
         ("batch merge out a b", true),
         ("export work --stages early,late --into out", true),
         ("report work --html r.html", true),
+        ("report work --html r.html --drift d.json", true),
+        ("drift work", true),
+        (
+            "drift work --calls calls.jsonl --versions v0,v3,late --json",
+            true,
+        ),
+        (
+            "drift batch --jobs 2 --timeout 5 --call-timeout 2 --sandbox off",
+            true,
+        ),
+        ("drift", false),
+        ("drift work --jobs two", false),
+        ("drift work --call-timeout", false),
         ("frobnicate", false),
     ];
 

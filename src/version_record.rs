@@ -17,7 +17,8 @@ pub const ROUND_PATH: &str = ".mcpevol/round.json";
 pub const TOOLS_PATH: &str = ".mcpevol/tools.json";
 pub const EXCHANGES_PATH: &str = ".mcpevol/exchanges.jsonl";
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+/// `Default` is an empty record, for building one field by field (`..RoundRecord::default()`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct RoundRecord {
     pub version: VersionTag,
     /// The operator of the version's changes when one operator made them all; None for `v0`,
@@ -77,9 +78,10 @@ impl ChangeRecord {
 }
 
 /// Who made a version's changes, as records and commit trailers name it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum Author {
     /// Nobody: `v0` is the server as its maintainers published it.
+    #[default]
     Original,
     /// The deterministic rules backend.
     Rules,

@@ -89,12 +89,15 @@ fn the_html_report_opens_in_headless_chromium_without_errors_and_shows_every_sec
     std::fs::create_dir_all(&out_dir).unwrap();
     let html = out_dir.join("report.html");
     let shot = out_dir.join("report.png");
+    let drift = drift_of(&batch, &out_dir);
     ok(Command::new(common::bin())
         .args([
             "report",
             batch.to_str().unwrap(),
             "--html",
             html.to_str().unwrap(),
+            "--drift",
+            out_dir.join("drift.json").to_str().unwrap(),
         ])
         .output()
         .unwrap());
@@ -209,6 +212,9 @@ fn the_html_report_opens_in_headless_chromium_without_errors_and_shows_every_sec
         "the fixture rounds include a breaking change"
     );
 
+    check_overview_totals(&seen, &all);
+    check_drift_matrices(&seen, &drift);
+
     assert!(
         seen["openHeight"].as_u64().unwrap() > seen["closedHeight"].as_u64().unwrap() + 500,
         "opened diffs show code"
@@ -216,6 +222,128 @@ fn the_html_report_opens_in_headless_chromium_without_errors_and_shows_every_sec
     assert!(
         std::fs::metadata(&shot).unwrap().len() > 50_000,
         "a real screenshot"
+    );
+}
+
+/// `mcpevol drift --json` of the batch, two servers at once, kept as `dir/drift.json`.
+fn drift_of(batch: &Path, dir: &Path) -> Value {
+    let out = ok(Command::new(common::bin())
+        .args(["drift", batch.to_str().unwrap(), "--jobs", "2", "--json"])
+        .output()
+        .unwrap());
+    std::fs::write(dir.join("drift.json"), &out.stdout).unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The overview's test totals are the rounds' own (v1 on), as `log` counts each version.
+fn check_overview_totals(seen: &Value, all: &BTreeMap<String, Vec<RoundRecord>>) {
+    for row in seen["counts"]["overviewTests"].as_array().unwrap() {
+        let name = row["server"].as_str().unwrap();
+        let mut t = (0, 0, 0);
+        for r in all[name].iter().filter(|r| r.version.number() > 0) {
+            let tally = r.tally();
+            t = (
+                t.0 + tally.passed,
+                t.1 + tally.failed,
+                t.2 + tally.unverifiable,
+            );
+        }
+        assert_eq!(
+            row["tests"].as_str().unwrap(),
+            format!("{} / {} / {}", t.0, t.1, t.2),
+            "{name}: the rounds' tests, not the original's calls"
+        );
+        let with_original: usize = all[name][0].tally().passed;
+        assert!(
+            with_original > 0,
+            "{name}: the original's calls would change the count"
+        );
+    }
+}
+
+/// Each server's drift matrix holds every result of the audit: a cell per call and version
+/// with its verdict, its reason as the title, coloured as the legend colours that verdict (a
+/// colour per verdict), and every result that is not `same` again in text below.
+fn check_drift_matrices(seen: &Value, drift: &Value) {
+    let legend: BTreeMap<String, String> = seen["counts"]["legend"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p[0].as_str().unwrap().to_string(),
+                p[1].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(legend.len(), 8, "every verdict in the legend: {legend:?}");
+    let colours: std::collections::BTreeSet<&String> = legend.values().collect();
+    assert_eq!(colours.len(), 8, "a colour per verdict: {legend:?}");
+    let mut verdicts_seen = std::collections::BTreeSet::new();
+    for server in drift["servers"].as_array().unwrap() {
+        let name = server["name"].as_str().unwrap();
+        let shown = seen["counts"]["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap();
+        let matrix = &shown["drift"];
+        assert_eq!(matrix["versions"], server["versions"], "{name}");
+        let calls: Vec<u64> = server["calls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["id"].as_u64().unwrap())
+            .collect();
+        assert_eq!(matrix["rows"], serde_json::json!(calls), "{name}");
+        let cells = matrix["cells"].as_array().unwrap();
+        let results = server["results"].as_array().unwrap();
+        assert_eq!(
+            cells.len(),
+            results.len(),
+            "{name}: a cell per call and version"
+        );
+        for r in results {
+            let cell = cells
+                .iter()
+                .find(|c| c["call"] == r["call"] && c["version"] == r["version"])
+                .unwrap_or_else(|| panic!("{name}: no cell for {r}"));
+            let verdict = r["verdict"].as_str().unwrap();
+            assert_eq!(cell["verdict"], verdict, "{name}");
+            assert_eq!(cell["title"], r["reason"], "{name}: the reason on hover");
+            assert!(
+                cell["text"].as_str().unwrap().starts_with(verdict),
+                "{name}: {cell}"
+            );
+            assert_eq!(
+                cell["background"], legend[verdict],
+                "{name}: coloured as {verdict}"
+            );
+            verdicts_seen.insert(verdict.to_string());
+            let noted = matrix["notes"].as_array().unwrap().iter().any(|n| {
+                n["call"] == r["call"]
+                    && n["version"] == r["version"]
+                    && n["text"]
+                        .as_str()
+                        .unwrap()
+                        .contains(r["reason"].as_str().unwrap())
+            });
+            assert_eq!(
+                noted,
+                verdict != "same",
+                "{name}: the reason in text, for {r}"
+            );
+        }
+        assert_eq!(
+            matrix["disagreements"].as_u64().unwrap() as usize,
+            server["disagreements"].as_array().unwrap().len(),
+            "{name}"
+        );
+    }
+    assert!(
+        verdicts_seen.len() >= 2,
+        "the batch shows more than one verdict: {verdicts_seen:?}"
     );
 }
 
@@ -236,12 +364,15 @@ fn the_markdown_report_has_a_section_per_round_and_marks_breaking_changes() {
     st["failed_rounds"] = serde_json::json!([{"version": "v5", "operator": "O3", "reason": "contract: no tool removed"}]);
     std::fs::write(&state, st.to_string()).unwrap();
     let md = tmp.path().join("report.md");
+    let drift = drift_of(&batch, tmp.path());
     ok(Command::new(common::bin())
         .args([
             "report",
             batch.to_str().unwrap(),
             "--markdown",
             md.to_str().unwrap(),
+            "--drift",
+            tmp.path().join("drift.json").to_str().unwrap(),
         ])
         .output()
         .unwrap());
@@ -263,5 +394,31 @@ fn the_markdown_report_has_a_section_per_round_and_marks_breaking_changes() {
     assert!(
         text.contains(" → v5 failed (contract: no tool removed)\n"),
         "{text}"
+    );
+    assert_eq!(
+        text.matches("\n### Drift of the original's calls\n")
+            .count(),
+        SERVERS.len()
+    );
+    for server in drift["servers"].as_array().unwrap() {
+        for c in server["calls"].as_array().unwrap() {
+            let row = format!("\n| {} | `{}` ", c["id"], c["tool"].as_str().unwrap());
+            assert!(text.contains(&row), "{row} in {text}");
+        }
+    }
+    let not_same = drift["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["results"].as_array().unwrap())
+        .filter(|r| r["verdict"] != "same")
+        .count();
+    let notes = text
+        .lines()
+        .filter(|l| l.starts_with("- #") && l.contains(": **"))
+        .count();
+    assert_eq!(
+        notes, not_same,
+        "a line for every call not answered the same"
     );
 }

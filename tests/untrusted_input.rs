@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use mcpevol::anchor::{self, grammar::Lang, link};
+use mcpevol::drift::calls;
 use mcpevol::hunks::{self, Hunk};
 use mcpevol::mutate::reply;
 use mcpevol::server::LaunchConfig;
@@ -43,6 +44,28 @@ const SOURCE_PIECES: &[&str] = &[
     "\"echo\"",
     "'é",
     "\"ech€\n",
+];
+
+/// Pieces of call files and agent session logs: JSON-RPC messages, wrappers, log prefixes,
+/// arrays, and the fragments that break them.
+const CALL_FILE_PIECES: &[&str] = &[
+    "{\"name\": \"a\", \"arguments\": {\"x\": 1}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"b\"}}",
+    "{\"direction\":\"send\",\"message\":",
+    "{\"request\":\"{\\\"method\\\":\\\"tools/call\\\"}\"}",
+    "2025-01-01T10:00:00Z [s] [info] Message from client: ",
+    "[info] ",
+    "[",
+    "]",
+    "{",
+    "}",
+    ",",
+    "\"",
+    "tools/call",
+    "é",
+    "\n",
+    "\n\n",
+    "null",
 ];
 
 /// Lines of a model reply: block markers, fences, paths and JSON fragments.
@@ -254,6 +277,20 @@ proptest! {
         std::fs::write(dir.path().join(".mcpevol/server.toml"), toml.concat()).unwrap();
         if let Err(e) = LaunchConfig::for_package(dir.path()) {
             prop_assert!(!e.to_string().is_empty());
+        }
+    }
+
+    #[test]
+    fn reading_any_call_file_or_session_log_never_panics_and_names_a_line_of_it(
+        pieces in pieces(CALL_FILE_PIECES, 30)
+    ) {
+        let text = pieces.concat();
+        match calls::parse(&text) {
+            Ok(found) => prop_assert!(found.iter().all(|(name, _)| text.contains(name.as_str()))),
+            Err(bad) => {
+                prop_assert!(bad.line >= 1 && bad.line <= text.lines().count().max(1), "{:?}", bad);
+                prop_assert!(!bad.why.is_empty());
+            }
         }
     }
 

@@ -2,21 +2,21 @@
 //! output folder, each with its own seed; resumable, safe to interrupt, and split into shards
 //! that an existing scheduler runs and `batch merge` joins.
 //!
-//! Each job is an OS thread with its own single-threaded async runtime: a round's CPU work
-//! (anchoring, parsing, git) then never holds up another server's I/O, and the round loop's
-//! futures need not be `Send`.
+//! Each job is an OS thread with its own single-threaded async runtime ([`pool`]): a round's
+//! CPU work (anchoring, parsing, git) then never holds up another server's I/O, and the round
+//! loop's futures need not be `Send`.
 
 mod job;
 pub mod manifest;
 pub mod merge;
+pub mod pool;
 pub mod progress;
 pub mod shard;
 pub mod state;
 pub mod summary;
 
-use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 use tokio::sync::watch;
@@ -148,19 +148,13 @@ pub fn run(
     }
 
     let (queue, progress) = queue(out, &owned, opts)?;
-    let queue = Mutex::new(queue);
-    let worker = || -> Result<(), BatchError> {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(BatchError::Thread)?;
-        loop {
-            if *cancel.borrow() {
-                return Ok(());
-            }
-            let Some((server, planned)) = queue.lock().expect("not poisoned").pop_front() else {
-                return Ok(());
-            };
+    pool::each(
+        "batch",
+        opts.jobs,
+        queue,
+        &cancel,
+        BatchError::Thread,
+        |rt, (server, planned)| {
             let mut cancel = cancel.clone();
             let job = Job {
                 out,
@@ -169,24 +163,9 @@ pub fn run(
                 opts,
                 progress: &progress,
             };
-            rt.block_on(job.run(&mut cancel))?;
-        }
-    };
-    let jobs = opts.jobs.max(1);
-    std::thread::scope(|scope| -> Result<(), BatchError> {
-        let handles: Vec<_> = (0..jobs)
-            .map(|i| {
-                std::thread::Builder::new()
-                    .name(format!("batch-{i}"))
-                    .spawn_scoped(scope, worker)
-                    .map_err(BatchError::Thread)
-            })
-            .collect::<Result<_, _>>()?;
-        for h in handles {
-            h.join().expect("a batch worker does not panic")?;
-        }
-        Ok(())
-    })?;
+            rt.block_on(job.run(&mut cancel))
+        },
+    )?;
     progress.close();
     let summary = Summary::build(out, &plan, &[plan.shard])?;
     summary.save(out)?;
@@ -199,7 +178,7 @@ fn queue(
     out: &Path,
     owned: &[(&Server, &Planned)],
     opts: &BatchOptions,
-) -> Result<(VecDeque<(Server, Planned)>, Progress), BatchError> {
+) -> Result<(Vec<(Server, Planned)>, Progress), BatchError> {
     let mut queue = Vec::new();
     let (mut total, mut done, mut finished) = (0u64, 0u64, 0usize);
     for (server, planned) in owned {
@@ -218,7 +197,7 @@ fn queue(
     // a server's source size is a rough guide to how long its rounds take.
     queue.sort_by_key(|(server, _)| std::cmp::Reverse(size_hint(server)));
     let progress = Progress::new(opts.bars, total, done, owned.len(), finished);
-    Ok((queue.into(), progress))
+    Ok((queue, progress))
 }
 
 /// Whether `out` can hold `plan`: a new or empty folder (false), or one an earlier run of the

@@ -23,6 +23,8 @@ enum Display {
 
 pub struct Progress {
     display: Display,
+    /// What the overall count counts: "rounds" for `batch`, "versions" for `drift`.
+    unit: &'static str,
     total_rounds: Mutex<u64>,
     done_rounds: Mutex<u64>,
     servers: usize,
@@ -48,13 +50,32 @@ impl Progress {
         servers: usize,
         done_servers: usize,
     ) -> Progress {
+        Progress::counting(
+            "rounds",
+            bars,
+            total_rounds,
+            done_rounds,
+            servers,
+            done_servers,
+        )
+    }
+
+    /// The same display counting `unit` (steps of each server's job) instead of rounds.
+    pub fn counting(
+        unit: &'static str,
+        bars: bool,
+        total_rounds: u64,
+        done_rounds: u64,
+        servers: usize,
+        done_servers: usize,
+    ) -> Progress {
         let display = if bars {
             let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
             let overall = multi.add(ProgressBar::new(total_rounds));
             overall.set_style(
-                ProgressStyle::with_template(
-                    "{elapsed_precise} [{bar:32}] {pos}/{len} rounds  {msg}",
-                )
+                ProgressStyle::with_template(&format!(
+                    "{{elapsed_precise}} [{{bar:32}}] {{pos}}/{{len}} {unit}  {{msg}}"
+                ))
                 .expect("a valid template")
                 .progress_chars("=> "),
             );
@@ -69,6 +90,7 @@ impl Progress {
         };
         let p = Progress {
             display,
+            unit,
             total_rounds: Mutex::new(total_rounds),
             done_rounds: Mutex::new(done_rounds),
             servers,
@@ -106,7 +128,7 @@ impl Progress {
         }
     }
 
-    /// A round ended (committed or failed).
+    /// A round ended (committed or failed): one step of the overall count.
     pub fn round(&self, name: &str, text: &str) {
         *self.done_rounds.lock().expect("not poisoned") += 1;
         match &self.display {
@@ -150,6 +172,6 @@ impl Progress {
     fn line(&self, name: &str, text: &str) {
         let total = *self.total_rounds.lock().expect("not poisoned");
         let done = *self.done_rounds.lock().expect("not poisoned");
-        eprintln!("[{done}/{total} rounds] {name}: {text}");
+        eprintln!("[{done}/{total} {}] {name}: {text}", self.unit);
     }
 }

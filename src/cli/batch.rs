@@ -87,7 +87,7 @@ pub fn run(args: BatchArgs) -> Result<()> {
         shard,
         bars: !args.json && std::io::stdout().is_terminal() && std::io::stderr().is_terminal(),
     };
-    let summary = batch::run(&manifest, &out, &opts, stop_signal()?)?;
+    let summary = batch::run(&manifest, &out, &opts, super::stop_signal()?)?;
     if args.json {
         let text =
             serde_json::to_string_pretty(&summary).context("cannot serialize the summary")?;
@@ -96,33 +96,6 @@ pub fn run(args: BatchArgs) -> Result<()> {
         print!("{}", summary.table());
     }
     outcome(&summary, &out)
-}
-
-/// Turns true on Ctrl-C (SIGINT) or SIGTERM (what Kubernetes and Slurm send to stop a job).
-fn stop_signal() -> Result<tokio::sync::watch::Receiver<bool>> {
-    let (tx, rx) = tokio::sync::watch::channel(false);
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the signal listener")?;
-    let mut term = rt
-        .block_on(async {
-            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-        })
-        .context("cannot listen for SIGTERM")?;
-    std::thread::Builder::new()
-        .name("signals".into())
-        .spawn(move || {
-            rt.block_on(async {
-                tokio::select! {
-                    _ = tokio::signal::ctrl_c() => {}
-                    _ = term.recv() => {}
-                }
-            });
-            let _ = tx.send(true);
-        })
-        .context("cannot start the signal listener")?;
-    Ok(rx)
 }
 
 /// Failed rounds are an outcome the summary reports; servers that stopped short are an error.

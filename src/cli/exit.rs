@@ -46,6 +46,11 @@ pub fn code_for(error: &anyhow::Error) -> u8 {
                 _ => {}
             }
         }
+        match cause.downcast_ref::<mcpevol::drift::DriftError>() {
+            Some(mcpevol::drift::DriftError::Interrupted) => return INTERRUPTED,
+            Some(mcpevol::drift::DriftError::Original(_)) => return SERVER_BROKEN,
+            _ => {}
+        }
         if let Some(InitError::Server(_)) = cause.downcast_ref::<InitError>() {
             return SERVER_BROKEN;
         }

@@ -1,10 +1,12 @@
 //! One module per subcommand, each with its arguments (clap) and its `run`; `options` holds
-//! what `evolve` and `batch` share (the backend and its settings), `exit` the exit codes.
+//! what `evolve` and `batch` share (the backend and its settings), `exit` the exit codes;
+//! [`stop_signal`] is how `batch` and `drift` hear Ctrl-C.
 //! Library behaviour stays in the library: these modules parse, call and print.
 
 pub mod anchor;
 pub mod batch;
 pub mod diff;
+pub mod drift;
 pub mod evolve;
 pub mod exit;
 pub mod export;
@@ -25,6 +27,33 @@ fn isolate(isolation: Isolation) {
         eprintln!("warning: {warning}");
     }
     server::sandbox::clean_up_after_killed_runs();
+}
+
+/// Turns true on Ctrl-C (SIGINT) or SIGTERM (what Kubernetes and Slurm send to stop a job).
+pub(crate) fn stop_signal() -> Result<tokio::sync::watch::Receiver<bool>> {
+    let (tx, rx) = tokio::sync::watch::channel(false);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the signal listener")?;
+    let mut term = rt
+        .block_on(async {
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        })
+        .context("cannot listen for SIGTERM")?;
+    std::thread::Builder::new()
+        .name("signals".into())
+        .spawn(move || {
+            rt.block_on(async {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+            });
+            let _ = tx.send(true);
+        })
+        .context("cannot start the signal listener")?;
+    Ok(rx)
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime> {

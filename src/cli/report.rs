@@ -1,4 +1,4 @@
-//! `mcpevol report <WORKDIR|DIR> --html FILE [--markdown FILE]`.
+//! `mcpevol report <WORKDIR|DIR> --html FILE [--markdown FILE] [--drift FILE]`.
 
 use std::path::PathBuf;
 
@@ -19,10 +19,16 @@ pub struct ReportArgs {
     /// Write the same report as Markdown to FILE.
     #[arg(long, value_name = "FILE")]
     markdown: Option<PathBuf>,
+    /// Add the drift of the original's calls: FILE is what `mcpevol drift --json` printed.
+    #[arg(long, value_name = "FILE")]
+    drift: Option<PathBuf>,
 }
 
 pub fn run(args: ReportArgs) -> Result<()> {
-    let data = ReportData::gather(&args.source)?;
+    let mut data = ReportData::gather(&args.source)?;
+    if let Some(path) = &args.drift {
+        data.drift = Some(mcpevol::drift::DriftReport::load(path)?);
+    }
     for (path, text) in [
         (&args.html, args.html.as_ref().map(|_| html::render(&data))),
         (

@@ -1,12 +1,14 @@
 //! The HTML report: one self-contained page (inline CSS and SVG, no script, no network; a
 //! Content-Security-Policy forbids any load) with a batch overview and charts, then per server
-//! its timeline, rounds, schema changes, tests and collapsible coloured code diffs.
+//! its timeline, rounds, the drift of the original's calls (when given), schema changes, tests
+//! and collapsible coloured code diffs.
 
 use std::fmt::Write;
 
 use super::escape::esc;
 use super::model::{FileDiff, LineKind, ReportData, ServerView, VersionView};
 use super::svg::{self, Bar};
+use crate::history::Totals;
 use crate::schema::SchemaChange;
 use crate::validate::Tally;
 
@@ -45,7 +47,7 @@ pub fn render(data: &ReportData) -> String {
     page += "</nav></header><main>";
     page += &overview(data);
     for s in &data.servers {
-        page += &server(s);
+        page += &server(s, data.drift_of(&s.name));
     }
     page + "</main></body></html>\n"
 }
@@ -54,7 +56,7 @@ fn overview(data: &ReportData) -> String {
     let mut out = String::from(
         "<section id=\"overview\"><h2>Overview</h2><table class=\"overview\"><thead><tr>\
          <th>server</th><th>status</th><th>version</th><th>operators</th><th>schema changes</th>\
-         <th>breaking</th><th>tests passed / failed / unverifiable</th><th>tokens</th><th>time</th>\
+         <th>breaking</th><th>tests of the rounds passed / failed / unverifiable</th><th>tokens</th><th>time</th>\
          </tr></thead><tbody>",
     );
     for s in &data.servers {
@@ -64,7 +66,7 @@ fn overview(data: &ReportData) -> String {
             .flat_map(|v| &v.record.schema_changes)
             .collect();
         let breaking = changes.iter().filter(|c| c.breaking).count();
-        let tests = Tally::sum(s.versions.iter().map(|v| v.tests));
+        let totals = Totals::of(s.versions.iter().map(|v| &v.record));
         let ops: Vec<String> = s
             .versions
             .iter()
@@ -81,13 +83,13 @@ fn overview(data: &ReportData) -> String {
             out,
             "<tr class=\"server-row\" data-server=\"{n}\"><td><a href=\"#server-{id}\">{n}</a></td>\
              <td class=\"status {status}\">{status}</td><td>{}</td><td>{}</td><td>{}</td>\
-             <td class=\"breaking-count\">{breaking}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+             <td class=\"breaking-count\">{breaking}</td><td class=\"test-totals\">{}</td><td>{}</td><td>{}</td></tr>",
             s.versions
                 .last()
                 .map_or("-".to_string(), |v| v.version.tag.to_string()),
             esc(&ops.join(" ")),
             changes.len(),
-            test_counts(tests),
+            test_counts(totals.tests),
             usage.map_or("-".into(), |u| u.total_tokens.to_string()),
             s.batch
                 .as_ref()
@@ -163,7 +165,7 @@ fn test_counts(t: Tally) -> String {
     )
 }
 
-fn server(s: &ServerView) -> String {
+fn server(s: &ServerView, drift: Option<&crate::drift::ServerDrift>) -> String {
     let id = slug(&s.name);
     let mut out = format!(
         "<section class=\"server\" id=\"server-{id}\" data-server=\"{}\"><h2>{}</h2>",
@@ -219,6 +221,9 @@ fn server(s: &ServerView) -> String {
         );
     }
     out += "</tbody></table>";
+    if let Some(d) = drift {
+        out += &super::drift::html(d);
+    }
     for v in s.versions.iter().filter(|v| v.version.number() > 0) {
         out += &round(&id, v);
     }

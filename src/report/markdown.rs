@@ -4,6 +4,7 @@
 use std::fmt::Write;
 
 use super::model::{LineKind, ReportData, ServerView, VersionView};
+use crate::history::Totals;
 use crate::validate::Tally;
 
 /// A table cell: pipes and line breaks would end it.
@@ -18,7 +19,7 @@ fn tests(t: Tally) -> String {
 pub fn render(data: &ReportData) -> String {
     let mut out = format!(
         "# mcpevol report\n\n{}: {} server(s), {} version(s)\n\n## Overview\n\n\
-         | server | status | version | operators | schema changes | breaking | tests passed / failed / unverifiable |\n\
+         | server | status | version | operators | schema changes | breaking | tests of the rounds passed / failed / unverifiable |\n\
          | --- | --- | --- | --- | --- | --- | --- |\n",
         data.source,
         data.servers.len(),
@@ -28,7 +29,7 @@ pub fn render(data: &ReportData) -> String {
         let changes = s.versions.iter().flat_map(|v| &v.record.schema_changes);
         let (all, breaking) =
             changes.fold((0, 0), |(a, b), c| (a + 1, b + usize::from(c.breaking)));
-        let t = Tally::sum(s.versions.iter().map(|v| v.tests));
+        let totals = Totals::of(s.versions.iter().map(|v| &v.record));
         let ops: Vec<String> = s
             .versions
             .iter()
@@ -48,7 +49,7 @@ pub fn render(data: &ReportData) -> String {
                 .last()
                 .map_or("-".to_string(), |v| v.version.tag.to_string()),
             ops.join(" "),
-            tests(t)
+            tests(totals.tests)
         );
     }
     for b in data.without_workspace() {
@@ -75,6 +76,9 @@ pub fn render(data: &ReportData) -> String {
     }
     for s in &data.servers {
         out += &server(s);
+        if let Some(d) = data.drift_of(&s.name) {
+            out += &super::drift::markdown(d);
+        }
     }
     out
 }

@@ -128,9 +128,16 @@ pub struct ReportData {
     pub source: String,
     pub servers: Vec<ServerView>,
     pub summary: Option<Summary>,
+    /// What `drift --json` found for these servers, when given (`report --drift`).
+    pub drift: Option<crate::drift::DriftReport>,
 }
 
 impl ReportData {
+    /// The drift audit of a server, when one was given.
+    pub fn drift_of(&self, server: &str) -> Option<&crate::drift::ServerDrift> {
+        self.drift.as_ref()?.server(server)
+    }
+
     /// Servers of a batch that have no workspace (they did not install or start).
     pub fn without_workspace(&self) -> Vec<&ServerSummary> {
         self.summary
@@ -174,6 +181,7 @@ impl ReportData {
             source: path.display().to_string(),
             servers,
             summary,
+            drift: None,
         })
     }
 }

@@ -56,6 +56,24 @@ impl Outcome {
     }
 }
 
+#[cfg(test)]
+impl Outcome {
+    /// An answer as tests write it: the text is the one part of a success, an error's message
+    /// otherwise.
+    pub(crate) fn answered(status: CallStatus, text: &str) -> Outcome {
+        let parts = if status == CallStatus::Ok {
+            vec![text.to_string()]
+        } else {
+            Vec::new()
+        };
+        Outcome {
+            status,
+            text: text.into(),
+            parts,
+        }
+    }
+}
+
 fn content_parts(result: &Value) -> Vec<String> {
     let parts = result["content"].as_array().map(|c| {
         c.iter()

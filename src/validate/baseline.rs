@@ -41,6 +41,27 @@ impl Observation {
     pub fn text(&self) -> String {
         self.parts.join("\n")
     }
+
+    /// Whether `again`, a later sample of the same call on the same version, gave this
+    /// answer deterministically too: a deterministic output that `again` does not confirm
+    /// varies after all.
+    pub fn confirmed_by(&self, again: &Observation) -> bool {
+        again.status == self.status && again.parts == self.parts && again.deterministic
+    }
+}
+
+#[cfg(test)]
+impl Observation {
+    /// An answer as tests write it: one text part, no arguments.
+    pub(crate) fn answered(status: CallStatus, text: &str, deterministic: bool) -> Observation {
+        Observation {
+            arguments: Map::new(),
+            status,
+            parts: vec![text.to_string()],
+            raw: vec![text.to_string()],
+            deterministic,
+        }
+    }
 }
 
 /// How the server answers a call of a tool it does not have.
@@ -92,6 +113,23 @@ impl UnknownShape {
         let long = |t: &str| t.chars().count() >= UNKNOWN_PREFIX;
         long(&self.text) && long(&other.text) && prefix(&other.text) == prefix(&self.text)
     }
+
+    /// Whether one of `calls` (tool names the server lists, with its answers) was answered
+    /// this way: a server that answers its own tools as it answers a name it never had (say
+    /// every call fails before dispatch) gives no way to tell an unknown tool by its answer.
+    pub fn answers_like_any<'a>(
+        &self,
+        calls: impl IntoIterator<Item = (&'a str, &'a Observation)>,
+    ) -> bool {
+        calls.into_iter().any(|(name, seen)| {
+            let answer = Outcome {
+                status: seen.status,
+                text: seen.text(),
+                parts: Vec::new(),
+            };
+            self.matches(&answer, name)
+        })
+    }
 }
 
 impl Baseline {
@@ -105,43 +143,70 @@ impl Baseline {
         timeout: Duration,
         skip: &[String],
     ) -> Result<Baseline, ServerError> {
-        let (a, b) = tokio::join!(
-            session_calls(root, config, tools, timeout, skip, true),
-            session_calls(root, config, tools, timeout, skip, false),
-        );
-        let (first, unknown) = a?;
-        let (second, _) = b?;
-        let calls: BTreeMap<String, Observation> = first
+        let planned: Vec<PlannedCall> = in_call_order(tools)
             .into_iter()
-            .map(|(name, (arguments, outcome))| {
-                let parts = normalized_parts(&outcome);
-                let deterministic = second.get(&name).is_some_and(|(_, again)| {
-                    again.status == outcome.status && normalized_parts(again) == parts
-                });
-                let observation = Observation {
-                    arguments,
-                    status: outcome.status,
-                    parts,
-                    raw: outcome.parts,
-                    deterministic,
-                };
-                (name, observation)
+            .map(|(name, schema)| PlannedCall {
+                name: name.to_string(),
+                arguments: arguments_for(schema),
+                skip: skip.iter().any(|s| s == name),
             })
             .collect();
-        // A server that answers its own tools as it answers a name it never had (say every
-        // call fails before dispatch) gives no way to tell an unknown tool by its answer.
-        let unknown = unknown.filter(|shape| {
-            !calls.iter().any(|(name, seen)| {
-                let answer = Outcome {
-                    status: seen.status,
-                    text: seen.text(),
-                    parts: Vec::new(),
-                };
-                shape.matches(&answer, name)
-            })
-        });
+        let (observed, unknown) =
+            observe_calls(root, config, &planned, timeout, CALL_TIMEOUT).await?;
+        let calls: BTreeMap<String, Observation> = planned
+            .into_iter()
+            .zip(observed)
+            .map(|(p, seen)| (p.name, seen))
+            .collect();
+        let unknown = unknown
+            .filter(|shape| !shape.answers_like_any(calls.iter().map(|(n, s)| (n.as_str(), s))));
         Ok(Baseline { calls, unknown })
     }
+}
+
+/// One call to observe: a tool, its arguments, and whether to record it as timed out without
+/// calling it (it timed out in an earlier version, and would only hold everything up again).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlannedCall {
+    pub name: String,
+    pub arguments: Map<String, Value>,
+    pub skip: bool,
+}
+
+/// Starts the server at `root` twice at once and makes `calls` in order in both; the first
+/// session also asks for [`PROBE_TOOL`] at the end, each call given `call_timeout`. Each
+/// answer is deterministic when both sessions gave the same normalised one. The unknown-tool shape is as the server answered
+/// the probe: see [`UnknownShape::answers_like_any`] before trusting it.
+pub async fn observe_calls(
+    root: &Path,
+    config: &LaunchConfig,
+    calls: &[PlannedCall],
+    timeout: Duration,
+    call_timeout: Duration,
+) -> Result<(Vec<Observation>, Option<UnknownShape>), ServerError> {
+    let (a, b) = tokio::join!(
+        session_calls(root, config, calls, timeout, call_timeout, true),
+        session_calls(root, config, calls, timeout, call_timeout, false),
+    );
+    let (first, unknown) = a?;
+    let (second, _) = b?;
+    let observed = calls
+        .iter()
+        .zip(first)
+        .zip(second)
+        .map(|((call, outcome), again)| {
+            let parts = normalized_parts(&outcome);
+            let deterministic = again.status == outcome.status && normalized_parts(&again) == parts;
+            Observation {
+                arguments: call.arguments.clone(),
+                status: outcome.status,
+                parts,
+                raw: outcome.parts,
+                deterministic,
+            }
+        })
+        .collect();
+    Ok((observed, unknown))
 }
 
 impl Baseline {
@@ -151,9 +216,7 @@ impl Baseline {
         let mut out = self.clone();
         let mut changed = false;
         for (name, seen) in out.calls.iter_mut().filter(|(_, s)| s.deterministic) {
-            let agrees = again.calls.get(name).is_some_and(|a| {
-                a.status == seen.status && a.parts == seen.parts && a.deterministic
-            });
+            let agrees = again.calls.get(name).is_some_and(|a| seen.confirmed_by(a));
             if !agrees {
                 seen.deterministic = false;
                 changed = true;
@@ -163,46 +226,45 @@ impl Baseline {
     }
 }
 
-type Calls = BTreeMap<String, (Map<String, Value>, Outcome)>;
-
 async fn session_calls(
     root: &Path,
     config: &LaunchConfig,
-    tools: &[Value],
+    calls: &[PlannedCall],
     timeout: Duration,
-    skip: &[String],
+    call_timeout: Duration,
     probe: bool,
-) -> Result<(Calls, Option<UnknownShape>), ServerError> {
+) -> Result<(Vec<Outcome>, Option<UnknownShape>), ServerError> {
     let mut session = Session::start(root, config, &[], timeout).await?;
     if let Err(e) = session.list_tools().await {
         session.close().await;
         return Err(e);
     }
-    let mut calls = Calls::new();
+    let mut outcomes = Vec::new();
     let mut crashed = false;
-    for (name, schema) in in_call_order(tools) {
-        let arguments = arguments_for(schema);
-        let outcome = if skip.iter().any(|s| s == name) || crashed {
+    for call in calls {
+        let outcome = if call.skip || crashed {
             Outcome {
                 status: CallStatus::Timeout,
                 text: "not called: it timed out in the previous version".into(),
                 parts: Vec::new(),
             }
         } else {
-            session.call(name, arguments.clone(), CALL_TIMEOUT).await
+            session
+                .call(&call.name, call.arguments.clone(), call_timeout)
+                .await
         };
         crashed |= outcome.status == CallStatus::Crashed;
-        calls.insert(name.to_string(), (arguments, outcome));
+        outcomes.push(outcome);
     }
     let unknown = if probe && !crashed {
-        let outcome = session.call(PROBE_TOOL, Map::new(), CALL_TIMEOUT).await;
+        let outcome = session.call(PROBE_TOOL, Map::new(), call_timeout).await;
         (outcome.status != CallStatus::Crashed && outcome.status != CallStatus::Timeout)
             .then(|| UnknownShape::of(&outcome, PROBE_TOOL))
     } else {
         None
     };
     session.close().await;
-    Ok((calls, unknown))
+    Ok((outcomes, unknown))
 }
 
 /// Tools by name with their input schemas, in the order every version calls them.

@@ -179,28 +179,13 @@ pub fn first_difference(before: &str, after: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::Map;
 
     fn seen(status: CallStatus, text: &str, deterministic: bool) -> Observation {
-        Observation {
-            arguments: Map::new(),
-            status,
-            parts: vec![text.to_string()],
-            raw: vec![text.to_string()],
-            deterministic,
-        }
+        Observation::answered(status, text, deterministic)
     }
 
     fn now(status: CallStatus, text: &str) -> Outcome {
-        Outcome {
-            status,
-            text: text.into(),
-            parts: if status == CallStatus::Ok {
-                vec![text.into()]
-            } else {
-                vec![]
-            },
-        }
+        Outcome::answered(status, text)
     }
 
     #[test]

@@ -23,10 +23,14 @@ mod judge;
 pub mod normalize;
 
 pub use args::{MAX_ARGUMENT_BYTES, MAX_SCHEMA_DEPTH, arguments_for};
-pub use baseline::{Baseline, Observation, PROBE_TOOL, UnknownShape, in_call_order};
+pub use baseline::{
+    Baseline, Observation, PROBE_TOOL, PlannedCall, UnknownShape, in_call_order, normalized_parts,
+    observe_calls,
+};
 pub use effect::Effect;
 pub use judge::{Compared, Verdict};
-use judge::{Judged, against, hard_failure, quote};
+// The drift audit judges replayed calls with the oracle's own rules.
+pub(crate) use judge::{Judged, against, first_difference, hard_failure, quote};
 
 /// How long one tool call may take: tools that reach the network fail fast offline, and a
 /// hung handler is a failure worth reporting, not a reason to wait.

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Opens a report page in a real headless Chromium (puppeteer-core, installed with the npm
 // servers), records console messages, page errors and any request that is not the file
-// itself, reads the counts of its sections, opens every diff and saves screenshots: the whole
-// page, its top (-top.png) and the first diff (-diff.png).
+// itself, reads the counts of its sections (the drift matrices cell by cell, with their
+// computed colours), opens every diff and saves screenshots: the whole page, its top
+// (-top.png), the first drift matrix (-drift.png) and the first diff (-diff.png).
 // Prints one JSON document. Used by tests/report.rs.
 // Usage: node check-report.mjs CHROMIUM REPORT.html SCREENSHOT.png
 import { createRequire } from "node:module";
@@ -49,7 +50,37 @@ try {
         diffs: all(s, "details.diff").length,
         openDiffs: all(s, "details.diff[open]").length,
         coloured: all(s, "details.diff .hl-keyword, details.diff .hl-string").length,
+        drift: (() => {
+          const matrix = s.querySelector("table.drift-matrix");
+          if (!matrix) return null;
+          return {
+            versions: all(matrix, "thead th[data-version]").map((th) => th.dataset.version),
+            rows: all(matrix, "tr.drift-call").map((tr) => Number(tr.dataset.call)),
+            cells: all(matrix, "td.verdict[data-verdict]").map((td) => ({
+              call: Number(td.closest("tr").dataset.call),
+              version: td.dataset.version,
+              verdict: td.dataset.verdict,
+              forecast: td.dataset.forecast,
+              title: td.title,
+              text: td.textContent,
+              background: getComputedStyle(td).backgroundColor,
+            })),
+            notes: all(s, "ul.drift-notes li").map((li) => ({
+              call: Number(li.dataset.call),
+              version: li.dataset.version,
+              text: li.textContent,
+            })),
+            disagreements: all(s, "ul.drift-disagreements li").length,
+          };
+        })(),
       })),
+      overviewTests: all(document, "table.overview tr.server-row").map((r) => ({
+        server: r.dataset.server,
+        tests: r.querySelector("td.test-totals")?.textContent ?? null,
+      })),
+      legend: all(document, "section.drift").slice(0, 1).flatMap((d) =>
+        all(d, ".drift-legend .verdict").map((e) => [e.textContent, getComputedStyle(e).backgroundColor]),
+      ),
     };
   });
   // For a person to look at: the top of the page as it opens, and one opened diff.
@@ -59,6 +90,8 @@ try {
   await page.evaluate(() => document.querySelectorAll("details.diff").forEach((d) => (d.open = true)));
   const openHeight = await page.evaluate(() => document.body.scrollHeight);
   await page.screenshot({ path: screenshot, fullPage: true });
+  const firstDrift = await page.$("section.drift");
+  if (firstDrift) await firstDrift.screenshot({ path: screenshot.replace(/\.png$/, "-drift.png") });
   const firstDiff = await page.$("details.diff");
   if (firstDiff) await firstDiff.screenshot({ path: screenshot.replace(/\.png$/, "-diff.png") });
   console.log(JSON.stringify({ messages, pageErrors, external, counts, closedHeight, openHeight }));

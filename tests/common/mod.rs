@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 pub mod chat;
+pub mod drift;
 pub mod rounds;
 pub mod stub;
 
