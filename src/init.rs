@@ -96,7 +96,14 @@ async fn build(source: &str, workdir: &Path, opts: &InitOptions) -> Result<Versi
     session.close().await;
     let mut live = listed?;
     // The first answers of every tool, in two fresh sessions as every later version gets them.
-    let baseline = Baseline::observe(workdir, &config, &live.tools, opts.timeout, &[]).await?;
+    let baseline = Baseline::observe(
+        workdir,
+        &config,
+        &live.tools,
+        opts.timeout,
+        &validate::CallHints::default(),
+    )
+    .await?;
     let tests = validate::first_version(&baseline);
     version_record::scrub_tmp(&mut live, tmp.as_deref());
 

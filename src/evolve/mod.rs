@@ -37,7 +37,6 @@ use std::time::{Duration, Instant};
 
 use crate::anchor;
 use crate::operators::{self, Operator, OperatorId};
-use crate::server::session::CallStatus;
 use crate::server::{LaunchConfig, LiveTools};
 use crate::validate::{self, Baseline};
 use crate::version_record;
@@ -253,14 +252,14 @@ impl<'a> Evolution<'a> {
         let no_versions = || EvolveError::NoVersions(self.root.display().to_string());
         let latest = self.ws.latest()?.ok_or_else(no_versions)?;
         let tools = version_record::read_tools(&self.ws, latest.tag)?.ok_or_else(no_versions)?;
-        // Tools that timed out in the last checks are not called again: they would only spend
-        // the timeout once more.
-        let slow = version_record::read_round(&self.ws, latest.tag)?
-            .map(|r| timed_out(&r.tests))
+        // The calls of the last checks are the plan to start from: read from the record, as
+        // after a commit, so that a resumed run makes the calls an uninterrupted one makes.
+        let hints = version_record::read_round(&self.ws, latest.tag)?
+            .map(|r| validate::CallHints::from_tests(&r.tests))
             .unwrap_or_default();
         // The first round's anchoring reads every file; it overlaps the first baseline's server.
         let first_anchoring = anchor::prefetch(self.root, None, &self.cache);
-        let current = self.observed(latest.tag, tools, &slow).await;
+        let current = self.observed(latest.tag, tools, &hints).await;
         let _ = first_anchoring.join();
         current
     }
@@ -270,10 +269,10 @@ impl<'a> Evolution<'a> {
         &self,
         version: VersionTag,
         tools: LiveTools,
-        slow: &[String],
+        hints: &validate::CallHints,
     ) -> Result<Current, EvolveError> {
         let started = Instant::now();
-        let baseline = self.observe(&tools, slow, version).await?;
+        let baseline = self.observe(&tools, hints, version).await?;
         Ok(Current {
             version,
             tools,
@@ -326,7 +325,11 @@ impl<'a> Evolution<'a> {
             endpoint_failed: false,
         };
         let current = self
-            .observed(record.version, tools, &timed_out(&record.tests))
+            .observed(
+                record.version,
+                tools,
+                &validate::CallHints::from_tests(&record.tests),
+            )
             .await?;
         Ok((outcome, current))
     }
@@ -356,7 +359,7 @@ impl<'a> Evolution<'a> {
     async fn observe(
         &self,
         live: &LiveTools,
-        slow: &[String],
+        hints: &validate::CallHints,
         version: VersionTag,
     ) -> Result<Baseline, EvolveError> {
         Baseline::observe(
@@ -364,7 +367,7 @@ impl<'a> Evolution<'a> {
             &self.config,
             &live.tools,
             self.opts.timeout,
-            slow,
+            hints,
         )
         .await
         .map_err(|e| EvolveError::ServerBroken {
@@ -373,15 +376,6 @@ impl<'a> Evolution<'a> {
             why: e.to_string(),
         })
     }
-}
-
-/// The tools whose checks timed out.
-fn timed_out(tests: &[validate::TestResult]) -> Vec<String> {
-    tests
-        .iter()
-        .filter(|t| t.status == CallStatus::Timeout)
-        .map(|t| t.tool.clone())
-        .collect()
 }
 
 /// [`evolve`], stopped by Ctrl-C: the round in flight is dropped (its server killed) and the

@@ -14,7 +14,7 @@ use crate::mutate::Proposal;
 use crate::operators::Operator;
 use crate::schema::{self, ChangeKind, SchemaChange};
 use crate::server::LiveTools;
-use crate::server::session::{CallStatus, Session};
+use crate::server::session::Session;
 use crate::validate::{self, Baseline, TestResult, Verdict};
 use crate::version_record::{self, GeneratedResult};
 
@@ -157,15 +157,11 @@ impl Round<'_> {
         let dir = tempfile::tempdir().map_err(AttemptError::Scratch)?;
         let head = self.ws.head()?;
         self.ws.snapshot(&head, dir.path())?;
-        let slow: Vec<String> = baseline
-            .calls
-            .iter()
-            .filter(|(_, o)| o.status == CallStatus::Timeout)
-            .map(|(n, _)| n.clone())
-            .collect();
-        let mut again = Baseline::observe(dir.path(), self.config, tools, self.opts.timeout, &slow)
-            .await
-            .map_err(AttemptError::Previous)?;
+        // The same calls, in the same order, as the baseline made.
+        let mut again =
+            Baseline::replay(dir.path(), self.config, tools, baseline, self.opts.timeout)
+                .await
+                .map_err(AttemptError::Previous)?;
         again.unknown = baseline.unknown.clone();
         Ok(again)
     }

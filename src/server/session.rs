@@ -83,6 +83,26 @@ fn content_parts(result: &Value) -> Vec<String> {
     parts.unwrap_or_default()
 }
 
+/// `{tmp}` in a string argument stands for this start's fresh folder, as in the launch
+/// settings: a call can name a path inside the folder the server is given, the same way in
+/// every run and in the records.
+fn fill_tmp(arguments: Map<String, Value>, tmp: &Path) -> Map<String, Value> {
+    fn fill(value: &mut Value, tmp: &str) {
+        match value {
+            Value::String(s) if s.contains(launch::TMP_PLACEHOLDER) => {
+                *s = s.replace(launch::TMP_PLACEHOLDER, tmp);
+            }
+            Value::Array(items) => items.iter_mut().for_each(|v| fill(v, tmp)),
+            Value::Object(map) => map.values_mut().for_each(|v| fill(v, tmp)),
+            _ => {}
+        }
+    }
+    let tmp = tmp.to_string_lossy();
+    let mut arguments = arguments;
+    arguments.values_mut().for_each(|v| fill(v, &tmp));
+    arguments
+}
+
 /// What `mcpevol tools --json` prints: the live `tools/list`, every page.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct LiveTools {
@@ -231,6 +251,7 @@ impl Session {
         arguments: Map<String, Value>,
         timeout: Duration,
     ) -> Outcome {
+        let arguments = fill_tmp(arguments, self.process.tmp_path());
         let params = CallToolRequestParams::new(name.to_string()).with_arguments(arguments);
         let answer = tokio::select! {
             answer = tokio::time::timeout(timeout, self.client.peer().call_tool(params)) => answer,

@@ -1,16 +1,20 @@
-//! What the previous version answers: every listed tool called with its required arguments in
-//! two fresh sessions (to learn which outputs are deterministic), and how the server answers a
-//! tool name it never had (to recognise "unknown tool" by shape, not by words).
+//! What the previous version answers: every listed tool called once, as its plan says
+//! (`discover.rs` finds calls that answer), in two fresh sessions (to learn which outputs are
+//! deterministic), and how the server answers a tool name it never had (to recognise "unknown
+//! tool" by shape, not by words).
 
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
+use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
 use super::CALL_TIMEOUT;
 use super::args::arguments_for;
+use super::discover::{FirstAnswer, discover};
 use super::normalize::normalize;
+use super::plan::trial_order;
+pub use super::plan::{CallHints, PlannedCall};
 use crate::server::session::{CallStatus, Outcome, Session};
 use crate::server::{LaunchConfig, ServerError};
 
@@ -74,8 +78,9 @@ pub struct UnknownShape {
 /// The previous version's answers, computed once per version and shared by a round's attempts.
 #[derive(Debug, Clone, Default)]
 pub struct Baseline {
-    /// Listed tools in the order they were called (by name).
-    pub calls: BTreeMap<String, Observation>,
+    /// Listed tools in the order they were called, each with the arguments it was called
+    /// with: the plan a later version is called with too.
+    pub calls: IndexMap<String, Observation>,
     pub unknown: Option<UnknownShape>,
 }
 
@@ -133,44 +138,115 @@ impl UnknownShape {
 }
 
 impl Baseline {
-    /// Starts the server at `root` twice at once, and calls every tool of `tools` in name order
-    /// in both; the first session also asks for [`PROBE_TOOL`] at the end. Tools in `skip`
-    /// (they timed out before) are recorded as timed out without being called.
+    /// Starts the server at `root` twice at once, and calls every tool of `tools` once in both,
+    /// as the plan says; the first session also asks for [`PROBE_TOOL`] at the end. The plan
+    /// starts from the calls of the last checks (`hints`; a tool without one gets its
+    /// schema-built call), ordered by [`trial_order`]. When a tool fails, a search for calls
+    /// that answer follows (see [`discover`]), and if it finds any, the better plan is
+    /// observed instead.
     pub async fn observe(
         root: &Path,
         config: &LaunchConfig,
         tools: &[Value],
         timeout: Duration,
-        skip: &[String],
+        hints: &CallHints,
     ) -> Result<Baseline, ServerError> {
-        let planned: Vec<PlannedCall> = in_call_order(tools)
+        let listed = in_call_order(tools);
+        let first: Vec<PlannedCall> = trial_order(&listed, hints)
             .into_iter()
-            .map(|(name, schema)| PlannedCall {
-                name: name.to_string(),
-                arguments: arguments_for(schema),
-                skip: skip.iter().any(|s| s == name),
+            .map(|name| {
+                let arguments = match hints.get(name) {
+                    Some(hint) => hint.arguments.clone(),
+                    None => listed
+                        .iter()
+                        .find(|(n, _)| *n == name)
+                        .map(|(_, schema)| arguments_for(schema))
+                        .unwrap_or_default(),
+                };
+                PlannedCall::new(name, arguments)
             })
             .collect();
+        let observed = Baseline::observe_plan(root, config, &first, timeout).await?;
+        let answers: Vec<FirstAnswer> = first
+            .iter()
+            .filter_map(|c| observed.calls.get(&c.name))
+            .map(|seen| FirstAnswer {
+                status: seen.status,
+                text: seen.text(),
+            })
+            .collect();
+        if answers.iter().all(|a| a.status == CallStatus::Ok) {
+            return Ok(observed);
+        }
+        let Some(better) = discover(root, config, &listed, &first, &answers, timeout).await? else {
+            return Ok(observed);
+        };
+        let again = Baseline::observe_plan(root, config, &better, timeout).await?;
+        // What answered in the search's one session may not in two fresh ones (an id that
+        // differs at each start): the plan whose observation answers more is kept.
+        let answering = |b: &Baseline| {
+            b.calls
+                .values()
+                .filter(|s| s.status == CallStatus::Ok)
+                .count()
+        };
+        Ok(if answering(&again) > answering(&observed) {
+            again
+        } else {
+            observed
+        })
+    }
+
+    /// The calls of `baseline` again, on the version at `root`, for the tools of `tools` only:
+    /// more samples of the same calls (a tool that timed out is not called again).
+    pub async fn replay(
+        root: &Path,
+        config: &LaunchConfig,
+        tools: &[Value],
+        baseline: &Baseline,
+        timeout: Duration,
+    ) -> Result<Baseline, ServerError> {
+        let listed = in_call_order(tools);
+        let planned: Vec<PlannedCall> = baseline
+            .calls
+            .iter()
+            .filter(|(name, _)| listed.iter().any(|(n, _)| n == name))
+            .map(|(name, seen)| PlannedCall {
+                skip: seen.status == CallStatus::Timeout,
+                ..PlannedCall::new(name, seen.arguments.clone())
+            })
+            .collect();
+        Baseline::observe_plan(root, config, &planned, timeout).await
+    }
+
+    /// `planned` made in two sessions at once, as a baseline.
+    pub async fn observe_plan(
+        root: &Path,
+        config: &LaunchConfig,
+        planned: &[PlannedCall],
+        timeout: Duration,
+    ) -> Result<Baseline, ServerError> {
         let (observed, unknown) =
-            observe_calls(root, config, &planned, timeout, CALL_TIMEOUT).await?;
-        let calls: BTreeMap<String, Observation> = planned
-            .into_iter()
+            observe_calls(root, config, planned, timeout, CALL_TIMEOUT).await?;
+        let calls: IndexMap<String, Observation> = planned
+            .iter()
             .zip(observed)
-            .map(|(p, seen)| (p.name, seen))
+            .map(|(p, seen)| (p.name.clone(), seen))
             .collect();
         let unknown = unknown
             .filter(|shape| !shape.answers_like_any(calls.iter().map(|(n, s)| (n.as_str(), s))));
         Ok(Baseline { calls, unknown })
     }
-}
 
-/// One call to observe: a tool, its arguments, and whether to record it as timed out without
-/// calling it (it timed out in an earlier version, and would only hold everything up again).
-#[derive(Debug, Clone, PartialEq)]
-pub struct PlannedCall {
-    pub name: String,
-    pub arguments: Map<String, Value>,
-    pub skip: bool,
+    /// How this baseline's tools were called and answered, as the next observation starts
+    /// from them.
+    pub fn hints(&self) -> CallHints {
+        CallHints::from_calls(
+            self.calls
+                .iter()
+                .map(|(n, s)| (n.as_str(), &s.arguments, s.status)),
+        )
+    }
 }
 
 /// Starts the server at `root` twice at once and makes `calls` in order in both; the first
@@ -226,6 +302,8 @@ impl Baseline {
     }
 }
 
+/// One session's calls of `calls`. A crash does not end them: the server is started again
+/// for the calls after it (in a fresh server, without what earlier calls made).
 async fn session_calls(
     root: &Path,
     config: &LaunchConfig,
@@ -234,37 +312,61 @@ async fn session_calls(
     call_timeout: Duration,
     probe: bool,
 ) -> Result<(Vec<Outcome>, Option<UnknownShape>), ServerError> {
-    let mut session = Session::start(root, config, &[], timeout).await?;
-    if let Err(e) = session.list_tools().await {
-        session.close().await;
-        return Err(e);
-    }
+    let mut session = Some(listed_session(root, config, timeout).await?);
     let mut outcomes = Vec::new();
-    let mut crashed = false;
     for call in calls {
-        let outcome = if call.skip || crashed {
-            Outcome {
+        let outcome = match &session {
+            _ if call.skip => Outcome {
                 status: CallStatus::Timeout,
                 text: "not called: it timed out in the previous version".into(),
                 parts: Vec::new(),
+            },
+            None => Outcome {
+                status: CallStatus::Crashed,
+                text: "not called: the server crashed and did not start again".into(),
+                parts: Vec::new(),
+            },
+            Some(s) => {
+                s.call(&call.name, call.arguments.clone(), call_timeout)
+                    .await
             }
-        } else {
-            session
-                .call(&call.name, call.arguments.clone(), call_timeout)
-                .await
         };
-        crashed |= outcome.status == CallStatus::Crashed;
+        if outcome.status == CallStatus::Crashed
+            && let Some(dead) = session.take()
+        {
+            dead.close().await;
+            session = listed_session(root, config, timeout).await.ok();
+        }
         outcomes.push(outcome);
     }
-    let unknown = if probe && !crashed {
-        let outcome = session.call(PROBE_TOOL, Map::new(), call_timeout).await;
-        (outcome.status != CallStatus::Crashed && outcome.status != CallStatus::Timeout)
-            .then(|| UnknownShape::of(&outcome, PROBE_TOOL))
-    } else {
-        None
+    let unknown = match &session {
+        Some(s) if probe => {
+            let outcome = s.call(PROBE_TOOL, Map::new(), call_timeout).await;
+            (outcome.status != CallStatus::Crashed && outcome.status != CallStatus::Timeout)
+                .then(|| UnknownShape::of(&outcome, PROBE_TOOL))
+        }
+        _ => None,
     };
-    session.close().await;
+    if let Some(s) = session {
+        s.close().await;
+    }
     Ok((outcomes, unknown))
+}
+
+/// A started session whose tools were listed (some servers register tools on the listing).
+async fn listed_session(
+    root: &Path,
+    config: &LaunchConfig,
+    timeout: Duration,
+) -> Result<Session, ServerError> {
+    let mut session = Session::start(root, config, &[], timeout).await?;
+    match session.list_tools().await {
+        Ok(_) => Ok(session),
+        Err(e) => {
+            session.close().await;
+            Err(e)
+        }
+    }
 }
 
 /// Tools by name with their input schemas, in the order every version calls them.

@@ -17,16 +17,20 @@ use crate::server::session::{CallStatus, Outcome, Session};
 mod args;
 mod baseline;
 mod bounds;
+mod candidates;
+mod discover;
 pub mod effect;
 mod exercise;
 mod judge;
 pub mod normalize;
+mod plan;
 
 pub use args::{MAX_ARGUMENT_BYTES, MAX_SCHEMA_DEPTH, arguments_for};
 pub use baseline::{
-    Baseline, Observation, PROBE_TOOL, PlannedCall, UnknownShape, in_call_order, normalized_parts,
-    observe_calls,
+    Baseline, CallHints, Observation, PROBE_TOOL, PlannedCall, UnknownShape, in_call_order,
+    normalized_parts, observe_calls,
 };
+pub use discover::{CALLS_PER_TOOL, TIME_LIMIT as DISCOVERY_TIME_LIMIT};
 pub use effect::Effect;
 pub use judge::{Compared, Verdict};
 // The drift audit judges replayed calls with the oracle's own rules.

@@ -1,0 +1,310 @@
+//! How a version's tools are called: each tool once, with chosen arguments, in a chosen order.
+//! A later version gets the same calls in the same order, so a plan is handed from version to
+//! version through the checks of each round (`CallHints`), and only what failed is looked for
+//! again.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+use super::{Check, TestResult};
+use crate::server::session::CallStatus;
+
+/// One call to observe: a tool, its arguments, and whether to record it as timed out without
+/// calling it (the drift audit replays calls that way).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlannedCall {
+    pub name: String,
+    pub arguments: Map<String, Value>,
+    pub skip: bool,
+}
+
+impl PlannedCall {
+    pub fn new(name: &str, arguments: Map<String, Value>) -> PlannedCall {
+        PlannedCall {
+            name: name.to_string(),
+            arguments,
+            skip: false,
+        }
+    }
+}
+
+/// How one tool was called at a version's checks, and how it answered.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hint {
+    pub arguments: Map<String, Value>,
+    pub status: CallStatus,
+    /// Where it came in the calls.
+    pub position: usize,
+}
+
+/// The calls a version's checks made of each tool (the previous version's plan, answered by
+/// this version): what the next observation starts from. Empty for a version never checked.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CallHints {
+    by_tool: BTreeMap<String, Hint>,
+}
+
+impl CallHints {
+    /// The calls of a round's checks (`round.json`'s `tests`): each tool's first call that
+    /// repeats the previous version's call (as before, on a new name) or calls it as its
+    /// schema says (a new tool, new required input), with the status this version answered.
+    pub fn from_tests(tests: &[TestResult]) -> CallHints {
+        let mut by_tool = BTreeMap::new();
+        for (position, t) in tests.iter().enumerate() {
+            if !matches!(
+                t.check,
+                Check::AsBefore | Check::Renamed { .. } | Check::New
+            ) {
+                continue;
+            }
+            let Some(arguments) = t.arguments.as_object() else {
+                continue;
+            };
+            by_tool.entry(t.tool.clone()).or_insert_with(|| Hint {
+                arguments: arguments.clone(),
+                status: t.status,
+                position,
+            });
+        }
+        CallHints { by_tool }
+    }
+
+    /// Hints as an earlier observation gives them: its calls in order with their answers.
+    pub fn from_calls<'a>(
+        calls: impl IntoIterator<Item = (&'a str, &'a Map<String, Value>, CallStatus)>,
+    ) -> CallHints {
+        let by_tool = calls
+            .into_iter()
+            .enumerate()
+            .map(|(position, (tool, arguments, status))| {
+                let hint = Hint {
+                    arguments: arguments.clone(),
+                    status,
+                    position,
+                };
+                (tool.to_string(), hint)
+            })
+            .collect();
+        CallHints { by_tool }
+    }
+
+    pub fn get(&self, tool: &str) -> Option<&Hint> {
+        self.by_tool.get(tool)
+    }
+
+    /// A tool that answered at the last checks with these arguments: it is called the same way
+    /// again without looking further.
+    pub fn settled(&self, tool: &str) -> Option<&Map<String, Value>> {
+        self.get(tool)
+            .filter(|h| h.status == CallStatus::Ok)
+            .map(|h| &h.arguments)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_tool.is_empty()
+    }
+}
+
+/// Where a tool goes in the calls, by the words of its name: tools that open a session or
+/// create an item first, tools that remove or close one last, the rest between.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Role {
+    Creates,
+    Uses,
+    Removes,
+}
+
+/// Verbs of tools that make something later calls may need.
+const CREATES: &[&str] = &[
+    "create",
+    "add",
+    "new",
+    "open",
+    "start",
+    "launch",
+    "connect",
+    "navigate",
+    "goto",
+    "init",
+    "initialize",
+    "register",
+    "insert",
+    "write",
+    "save",
+    "put",
+    "set",
+    "upload",
+    "login",
+    "signin",
+    "begin",
+    "store",
+    "load",
+    "import",
+    "append",
+    "remember",
+    "push",
+    "post",
+    "record",
+    "spawn",
+    "mkdir",
+    "touch",
+    "make",
+    "generate",
+];
+/// Verbs of tools that take away what other calls may need.
+const REMOVES: &[&str] = &[
+    "delete",
+    "remove",
+    "rm",
+    "del",
+    "close",
+    "stop",
+    "kill",
+    "clear",
+    "reset",
+    "disconnect",
+    "destroy",
+    "drop",
+    "end",
+    "terminate",
+    "quit",
+    "exit",
+    "logout",
+    "signout",
+    "purge",
+    "cancel",
+    "unregister",
+    "shutdown",
+    "move",
+    "rename",
+    "unlink",
+    "erase",
+    "wipe",
+    "forget",
+    "detach",
+    "uninstall",
+];
+
+impl Role {
+    pub fn of(tool: &str) -> Role {
+        let words = words(tool);
+        let any = |verbs: &[&str]| words.iter().any(|w| verbs.contains(&w.as_str()));
+        if any(REMOVES) {
+            Role::Removes
+        } else if any(CREATES) {
+            Role::Creates
+        } else {
+            Role::Uses
+        }
+    }
+}
+
+/// The lowercase words of a name: split at `_`, `-`, `.`, `/`, spaces and camelCase humps.
+pub fn words(name: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut word = String::new();
+    let mut previous_lower = false;
+    for c in name.chars() {
+        if !c.is_alphanumeric() {
+            if !word.is_empty() {
+                out.push(std::mem::take(&mut word));
+            }
+            previous_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && previous_lower && !word.is_empty() {
+            out.push(std::mem::take(&mut word));
+        }
+        previous_lower = c.is_lowercase() || c.is_ascii_digit();
+        word.extend(c.to_lowercase());
+    }
+    if !word.is_empty() {
+        out.push(word);
+    }
+    out
+}
+
+/// The order tools are first tried in: by role, then where the last checks called them (so a
+/// plan that worked keeps its order), then by name.
+pub fn trial_order<'a>(tools: &[(&'a str, &'a Value)], hints: &CallHints) -> Vec<&'a str> {
+    let mut names: Vec<&str> = tools.iter().map(|(n, _)| *n).collect();
+    names.sort_by_key(|n| {
+        let position = hints.get(n).map_or(usize::MAX, |h| h.position);
+        (Role::of(n), position, n.to_string())
+    });
+    names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn names_split_into_words_at_separators_and_humps() {
+        assert_eq!(words("add_observations"), ["add", "observations"]);
+        assert_eq!(words("noteId"), ["note", "id"]);
+        assert_eq!(
+            words("puppeteer-navigatePage"),
+            ["puppeteer", "navigate", "page"]
+        );
+        assert_eq!(words("HTTPServer"), ["httpserver"]);
+    }
+
+    #[test]
+    fn openers_come_first_and_closers_last() {
+        assert_eq!(Role::of("start_session"), Role::Creates);
+        assert_eq!(Role::of("puppeteer_navigate"), Role::Creates);
+        assert_eq!(Role::of("query_session"), Role::Uses);
+        assert_eq!(Role::of("close_session"), Role::Removes);
+        assert_eq!(Role::of("port_forward_stop"), Role::Removes);
+        // Removing wins: the tool takes something away, whatever else it does.
+        assert_eq!(Role::of("create_or_delete"), Role::Removes);
+        let schema = json!({});
+        let tools = [
+            ("close_session", &schema),
+            ("query_session", &schema),
+            ("start_session", &schema),
+        ];
+        assert_eq!(
+            trial_order(&tools, &CallHints::default()),
+            ["start_session", "query_session", "close_session"]
+        );
+    }
+
+    #[test]
+    fn hints_keep_the_first_call_of_each_tool_that_repeats_the_plan() {
+        let test = |tool: &str, check: Check, status: CallStatus, n: i64| TestResult {
+            tool: tool.into(),
+            kind: super::super::TestKind::Unchanged,
+            check,
+            arguments: json!({ "n": n }),
+            status,
+            expected: None,
+            verdict: Default::default(),
+            passed: false,
+            compared: None,
+            enforced: None,
+            reason: None,
+            differed: false,
+        };
+        let tests = [
+            test("b", Check::AsBefore, CallStatus::Ok, 1),
+            test(
+                "b",
+                Check::ParamSet { param: "x".into() },
+                CallStatus::ToolError,
+                2,
+            ),
+            test("a", Check::AsBefore, CallStatus::ToolError, 3),
+            test("a", Check::AsBefore, CallStatus::Ok, 4),
+            test("c", Check::Gone, CallStatus::Ok, 5),
+        ];
+        let hints = CallHints::from_tests(&tests);
+        assert_eq!(hints.settled("b"), json!({"n": 1}).as_object());
+        assert_eq!(hints.settled("a"), None, "its first call failed");
+        assert_eq!(hints.get("a").map(|h| h.position), Some(2));
+        assert!(hints.get("c").is_none(), "a removed name is no hint");
+    }
+}
