@@ -183,14 +183,14 @@ impl Baseline {
         };
         let again = Baseline::observe_plan(root, config, &better, timeout).await?;
         // What answered in the search's one session may not in two fresh ones (an id that
-        // differs at each start): the plan whose observation answers more is kept.
+        // differs at each start): the first plan is kept only if its observation answers more.
         let answering = |b: &Baseline| {
             b.calls
                 .values()
                 .filter(|s| s.status == CallStatus::Ok)
                 .count()
         };
-        Ok(if answering(&again) > answering(&observed) {
+        Ok(if answering(&again) >= answering(&observed) {
             again
         } else {
             observed

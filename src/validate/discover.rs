@@ -154,7 +154,15 @@ pub async fn discover(
     let found = first.iter().zip(answers).any(|(call, answer)| {
         answer.status != CallStatus::Ok && search.trials[call.name.as_str()].answered.is_some()
     });
-    Ok(found.then(|| search.plan(&[&using, &removing])))
+    let plan = search.plan(&[&using, &removing]);
+    // A crash or a hang before other calls is worth another observation too: in the plan it
+    // moves after them, where it takes down or holds up nothing.
+    let stuck = |a: &FirstAnswer| matches!(a.status, CallStatus::Crashed | CallStatus::Timeout);
+    let misplaced = answers
+        .iter()
+        .enumerate()
+        .any(|(i, a)| stuck(a) && answers[i + 1..].iter().any(|b| !stuck(b)));
+    Ok((found || misplaced).then_some(plan))
 }
 
 /// The folders a path argument may point into: the fresh folder of each start, and folders

@@ -226,12 +226,19 @@ pub fn words(name: &str) -> Vec<String> {
 }
 
 /// The order tools are first tried in: by role, then where the last checks called them (so a
-/// plan that worked keeps its order), then by name.
+/// plan that worked keeps its order), then by name; tools that hung at the last checks after
+/// all those, and tools that crashed the server last.
 pub fn trial_order<'a>(tools: &[(&'a str, &'a Value)], hints: &CallHints) -> Vec<&'a str> {
     let mut names: Vec<&str> = tools.iter().map(|(n, _)| *n).collect();
     names.sort_by_key(|n| {
-        let position = hints.get(n).map_or(usize::MAX, |h| h.position);
-        (Role::of(n), position, n.to_string())
+        let hint = hints.get(n);
+        let stuck = match hint.map(|h| h.status) {
+            Some(CallStatus::Timeout) => 1,
+            Some(CallStatus::Crashed) => 2,
+            _ => 0,
+        };
+        let position = hint.map_or(usize::MAX, |h| h.position);
+        (stuck, Role::of(n), position, n.to_string())
     });
     names
 }
