@@ -223,3 +223,44 @@ fn the_same_version_observed_twice_gets_the_same_plan() {
         assert_eq!(plan(&again), plan(&once.now), "{name}");
     }
 }
+
+#[test]
+fn paths_point_inside_the_root_the_client_declares() {
+    // The real filesystem server, given no folder on its command line, takes its allowed
+    // folders from the client's roots: the start's fresh folder.
+    let repo = common::repo().join("servers-npm");
+    common::require_npm_install(&repo);
+    let root = repo.join("node_modules/@modelcontextprotocol/server-filesystem");
+    let config = launch(&["dist/index.js"], &[]);
+    common::rounds::runtime().block_on(async {
+        let mut session = Session::start(&root, &config, &[], DEFAULT_TIMEOUT)
+            .await
+            .unwrap();
+        let tools = session.list_tools().await.unwrap().tools;
+        session.close().await;
+        let now = Baseline::observe(
+            &root,
+            &config,
+            &tools,
+            DEFAULT_TIMEOUT,
+            &CallHints::default(),
+        )
+        .await
+        .unwrap();
+        let write = &now.calls["write_file"];
+        assert_eq!(write.status, CallStatus::Ok, "{}", write.text());
+        assert!(
+            write.arguments["path"]
+                .as_str()
+                .unwrap()
+                .starts_with("{tmp}/")
+        );
+        assert_eq!(now.calls["read_text_file"].status, CallStatus::Ok);
+        assert_eq!(now.calls["list_allowed_directories"].status, CallStatus::Ok);
+        assert!(
+            now.calls["list_allowed_directories"]
+                .text()
+                .contains("<tmp>")
+        );
+    });
+}

@@ -3,9 +3,11 @@
 use std::path::Path;
 use std::time::Duration;
 
-use rmcp::ServiceExt;
-use rmcp::model::{CallToolRequestParams, ClientConfig};
-use rmcp::service::{RoleClient, RunningService};
+// Roots are deprecated in rmcp (SEP-2577), but servers of the TypeScript SDK 1.x still ask.
+#[allow(deprecated)]
+use rmcp::model::{CallToolRequestParams, ClientConfig, ListRootsResult, Root};
+use rmcp::service::{RequestContext, RoleClient, RunningService};
+use rmcp::{ClientHandler, ServiceExt};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use tokio::time::Instant;
@@ -134,6 +136,29 @@ fn client_config() -> ClientConfig {
     )
 }
 
+/// The client a session presents: its capabilities, and one root, the start's fresh folder
+/// (`{tmp}`), so that a server that takes its allowed folders from the client's roots may use
+/// the same folder a server given `{tmp}` on its command line does.
+#[allow(deprecated)]
+struct Client {
+    config: ClientConfig,
+    roots: Vec<Root>,
+}
+
+#[allow(deprecated)]
+impl ClientHandler for Client {
+    fn get_info(&self) -> ClientConfig {
+        self.config.clone()
+    }
+
+    fn list_roots(
+        &self,
+        _context: RequestContext<RoleClient>,
+    ) -> impl Future<Output = Result<ListRootsResult, rmcp::ErrorData>> + Send + '_ {
+        std::future::ready(Ok(ListRootsResult::new(self.roots.clone())))
+    }
+}
+
 /// rmcp declares tasks in the extensions map (SEP-2663), but servers built on the TypeScript
 /// SDK 1.x look for `capabilities.tasks`, which rmcp's types cannot carry; it is added on the
 /// way out so that task-gated tools are listed too.
@@ -156,7 +181,7 @@ fn declare_legacy_tasks(line: String) -> String {
 }
 
 pub struct Session {
-    client: RunningService<RoleClient, ClientConfig>,
+    client: RunningService<RoleClient, Client>,
     process: ServerProcess,
     server: String,
     timeout: Duration,
@@ -179,8 +204,14 @@ impl Session {
             })?;
         let deadline = Instant::now() + timeout;
         let exited = process.exited();
+        let folder = format!("file://{}", process.tmp_path().display());
+        #[allow(deprecated)]
+        let client = Client {
+            config: client_config(),
+            roots: vec![Root::new(folder).with_name("data")],
+        };
         tokio::select! {
-            handshake = tokio::time::timeout_at(deadline, client_config().serve(pipes)) => {
+            handshake = tokio::time::timeout_at(deadline, client.serve(pipes)) => {
                 match handshake {
                     Ok(Ok(client)) => Ok(Session {
                         client,
