@@ -56,6 +56,9 @@ pub enum AttemptError {
     Workspace(#[from] WorkspaceError),
     #[error("cannot make a scratch folder: {0}")]
     Scratch(std::io::Error),
+    /// `--require-proof`: every check of the change passed or proved nothing, none showed it.
+    #[error("no passed check showed the change (--require-proof): {0}")]
+    Unproven(String),
     /// A syntax check thread died.
     #[error("the syntax check panicked")]
     CheckPanicked,
@@ -75,6 +78,7 @@ impl AttemptError {
             AttemptError::Test { .. } => RejectionKind::Test,
             AttemptError::GeneratedTest { .. } => RejectionKind::GeneratedTest,
             AttemptError::Endpoint(_) => RejectionKind::Endpoint,
+            AttemptError::Unproven(_) => RejectionKind::Unproven,
             AttemptError::Workspace(_) | AttemptError::Scratch(_) | AttemptError::CheckPanicked => {
                 RejectionKind::Other
             }

@@ -11,17 +11,9 @@ use serde_json::{Map, Value};
 use super::CALL_TIMEOUT;
 use super::args::arguments_for;
 use super::normalize::normalize;
+use super::unknown::{PROBE_TOOLS, UnknownShape};
 use crate::server::session::{CallStatus, Outcome, Session};
 use crate::server::{LaunchConfig, ServerError};
-
-/// A tool name no server has: the answer to it is the server's "unknown tool" answer.
-pub const PROBE_TOOL: &str = "mcpevol_probe_no_such_tool";
-/// Stands for the called name in an "unknown tool" answer, so that answers for different
-/// names compare equal.
-const NAME_HOLE: &str = "{name}";
-/// Characters of an "unknown tool" answer that must match: some servers append the list of
-/// tools they do know, which a round changes.
-const UNKNOWN_PREFIX: usize = 40;
 
 /// One call at the previous version.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,11 +27,23 @@ pub struct Observation {
     /// The two sessions gave the same normalised answer, so a later version's answer can be
     /// compared with it.
     pub deterministic: bool,
+    /// It answered as the server answers a tool it does not have: an answer the same at a
+    /// later version shows nothing about the tool.
+    pub like_unknown: bool,
 }
 
 impl Observation {
     pub fn text(&self) -> String {
         self.parts.join("\n")
+    }
+
+    /// The answer as the first session got it.
+    pub fn as_outcome(&self) -> Outcome {
+        Outcome {
+            status: self.status,
+            text: self.text(),
+            parts: self.raw.clone(),
+        }
     }
 
     /// Whether `again`, a later sample of the same call on the same version, gave this
@@ -60,15 +64,9 @@ impl Observation {
             parts: vec![text.to_string()],
             raw: vec![text.to_string()],
             deterministic,
+            like_unknown: false,
         }
     }
-}
-
-/// How the server answers a call of a tool it does not have.
-#[derive(Debug, Clone, PartialEq)]
-pub struct UnknownShape {
-    pub status: CallStatus,
-    pub text: String,
 }
 
 /// The previous version's answers, computed once per version and shared by a round's attempts.
@@ -88,53 +86,9 @@ pub fn normalized_parts(outcome: &Outcome) -> Vec<String> {
     }
 }
 
-impl UnknownShape {
-    fn of(outcome: &Outcome, name: &str) -> UnknownShape {
-        UnknownShape {
-            status: outcome.status,
-            text: normalize(&outcome.text.replace(name, NAME_HOLE)),
-        }
-    }
-
-    /// Whether `outcome`, the answer to a call of `name`, is this server's "unknown tool".
-    pub fn matches(&self, outcome: &Outcome, name: &str) -> bool {
-        if outcome.status != self.status || matches!(self.status, CallStatus::Ok) {
-            return false;
-        }
-        let other = UnknownShape::of(outcome, name);
-        if other.text == self.text {
-            return true;
-        }
-        // "Unknown tool: {name}. Known: a, b": the words up to the name say it all.
-        if let (Some(a), Some(b)) = (self.text.find(NAME_HOLE), other.text.find(NAME_HOLE)) {
-            return a > 0 && self.text[..a] == other.text[..b];
-        }
-        let prefix = |t: &str| t.chars().take(UNKNOWN_PREFIX).collect::<String>();
-        let long = |t: &str| t.chars().count() >= UNKNOWN_PREFIX;
-        long(&self.text) && long(&other.text) && prefix(&other.text) == prefix(&self.text)
-    }
-
-    /// Whether one of `calls` (tool names the server lists, with its answers) was answered
-    /// this way: a server that answers its own tools as it answers a name it never had (say
-    /// every call fails before dispatch) gives no way to tell an unknown tool by its answer.
-    pub fn answers_like_any<'a>(
-        &self,
-        calls: impl IntoIterator<Item = (&'a str, &'a Observation)>,
-    ) -> bool {
-        calls.into_iter().any(|(name, seen)| {
-            let answer = Outcome {
-                status: seen.status,
-                text: seen.text(),
-                parts: Vec::new(),
-            };
-            self.matches(&answer, name)
-        })
-    }
-}
-
 impl Baseline {
     /// Starts the server at `root` twice at once, and calls every tool of `tools` in name order
-    /// in both; the first session also asks for [`PROBE_TOOL`] at the end. Tools in `skip`
+    /// in both; the first session also asks for the [`PROBE_TOOLS`] at the end. Tools in `skip`
     /// (they timed out before) are recorded as timed out without being called.
     pub async fn observe(
         root: &Path,
@@ -158,10 +112,30 @@ impl Baseline {
             .zip(observed)
             .map(|(p, seen)| (p.name, seen))
             .collect();
-        let unknown = unknown
-            .filter(|shape| !shape.answers_like_any(calls.iter().map(|(n, s)| (n.as_str(), s))));
+        let mut calls = calls;
+        let unknown = mark_like_unknown(&mut calls, unknown);
         Ok(Baseline { calls, unknown })
     }
+}
+
+/// Marks the calls answered as an unknown tool is. A server that answers every tool of its
+/// own that way (say every call fails before dispatch) gives no way to tell an unknown tool by
+/// its answer: then there is no shape.
+fn mark_like_unknown(
+    calls: &mut BTreeMap<String, Observation>,
+    unknown: Option<UnknownShape>,
+) -> Option<UnknownShape> {
+    let shape = unknown?;
+    let mut all = !calls.is_empty();
+    for (name, seen) in calls.iter_mut() {
+        seen.like_unknown = shape.matches(&seen.as_outcome(), name);
+        all &= seen.like_unknown;
+    }
+    if all {
+        calls.values_mut().for_each(|s| s.like_unknown = false);
+        return None;
+    }
+    Some(shape)
 }
 
 /// One call to observe: a tool, its arguments, and whether to record it as timed out without
@@ -174,7 +148,7 @@ pub struct PlannedCall {
 }
 
 /// Starts the server at `root` twice at once and makes `calls` in order in both; the first
-/// session also asks for [`PROBE_TOOL`] at the end, each call given `call_timeout`. Each
+/// session also asks for the [`PROBE_TOOLS`] at the end, each call given `call_timeout`. Each
 /// answer is deterministic when both sessions gave the same normalised one. The unknown-tool shape is as the server answered
 /// the probe: see [`UnknownShape::answers_like_any`] before trusting it.
 pub async fn observe_calls(
@@ -203,6 +177,7 @@ pub async fn observe_calls(
                 parts,
                 raw: outcome.parts,
                 deterministic,
+                like_unknown: false,
             }
         })
         .collect();
@@ -257,9 +232,11 @@ async fn session_calls(
         outcomes.push(outcome);
     }
     let unknown = if probe && !crashed {
-        let outcome = session.call(PROBE_TOOL, Map::new(), call_timeout).await;
-        (outcome.status != CallStatus::Crashed && outcome.status != CallStatus::Timeout)
-            .then(|| UnknownShape::of(&outcome, PROBE_TOOL))
+        let mut probes = Vec::new();
+        for name in PROBE_TOOLS {
+            probes.push((name, session.call(name, Map::new(), call_timeout).await));
+        }
+        UnknownShape::learn(&probes)
     } else {
         None
     };
@@ -281,33 +258,34 @@ pub fn in_call_order(tools: &[Value]) -> Vec<(&str, &Value)> {
 mod tests {
     use super::*;
 
-    fn outcome(status: CallStatus, text: &str) -> Outcome {
-        Outcome {
-            status,
-            text: text.into(),
-            parts: Vec::new(),
+    fn seen(status: CallStatus, text: &str) -> Observation {
+        let mut o = Observation::answered(status, text, true);
+        if text.is_empty() {
+            o.raw.clear();
         }
+        o
     }
 
     #[test]
-    fn an_unknown_tool_is_recognised_by_the_shape_of_the_probe_answer() {
-        let probe = outcome(
-            CallStatus::ToolError,
-            &format!("Unknown tool: {PROBE_TOOL}. Known: a, b"),
+    fn calls_answered_like_an_unknown_tool_are_marked_and_the_shape_kept() {
+        let shape = UnknownShape::of(
+            &Outcome {
+                status: CallStatus::Ok,
+                text: String::new(),
+                parts: Vec::new(),
+            },
+            PROBE_TOOLS[0],
         );
-        let shape = UnknownShape::of(&probe, PROBE_TOOL);
-        assert!(shape.matches(
-            &outcome(CallStatus::ToolError, "Unknown tool: old_name. Known: a, c"),
-            "old_name"
-        ));
-        // A tool's own "not found" answer is not the server's unknown-tool answer.
-        assert!(!shape.matches(
-            &outcome(CallStatus::ToolError, "Port-forward with id test not found"),
-            "port_forward_stop"
-        ));
-        assert!(!shape.matches(
-            &outcome(CallStatus::RpcError, "Unknown tool: old_name. Known: a, c"),
-            "old_name"
-        ));
+        let mut calls = BTreeMap::from([
+            ("quiet".to_string(), seen(CallStatus::Ok, "")),
+            ("talks".to_string(), seen(CallStatus::Ok, "hello")),
+        ]);
+        let kept = mark_like_unknown(&mut calls, Some(shape.clone()));
+        assert_eq!(kept, Some(shape.clone()));
+        assert!(calls["quiet"].like_unknown && !calls["talks"].like_unknown);
+        // Every tool answering that way: nothing tells an unknown tool apart.
+        let mut all = BTreeMap::from([("quiet".to_string(), seen(CallStatus::Ok, ""))]);
+        assert_eq!(mark_like_unknown(&mut all, Some(shape)), None);
+        assert!(!all["quiet"].like_unknown);
     }
 }
