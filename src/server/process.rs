@@ -70,7 +70,13 @@ impl ServerProcess {
             None
         };
         let parent = nix::unistd::getpid().as_raw();
-        let mut cmd = Command::new(&config.command);
+        // A program given as a relative path (`.venv/bin/python`) is the package's own.
+        let program = if config.command.contains('/') && Path::new(&config.command).is_relative() {
+            scratch.cwd().join(&config.command)
+        } else {
+            PathBuf::from(&config.command)
+        };
+        let mut cmd = Command::new(program);
         cmd.args(config.args.iter().map(fill))
             .args(extra_args)
             .current_dir(scratch.cwd())

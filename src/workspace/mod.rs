@@ -7,6 +7,8 @@
 
 mod odb;
 mod package;
+pub mod pypi;
+mod pypi_index;
 mod recover;
 mod repo;
 mod snapshot;
@@ -90,6 +92,8 @@ pub enum WorkspaceError {
     },
     #[error("npm package `{spec}`: {detail}")]
     Npm { spec: String, detail: String },
+    #[error(transparent)]
+    Pypi(#[from] pypi::PypiError),
     #[error("npm package `{spec}`: {source}")]
     NpmStep {
         spec: String,

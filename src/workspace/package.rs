@@ -16,17 +16,23 @@ pub enum Source {
     Folder(PathBuf),
     /// `"name@version"` or `"name"`.
     Npm(String),
+    /// `pypi:NAME==VERSION`.
+    Pypi(super::pypi::PypiSpec),
 }
 
 impl Source {
-    /// An existing folder is a [`Source::Folder`]; anything else is an npm spec.
-    pub fn parse(arg: &str) -> Source {
+    /// An existing folder is a [`Source::Folder`], `pypi:NAME==VERSION` a PyPI release;
+    /// anything else is an npm spec.
+    pub fn parse(arg: &str) -> Result<Source, WorkspaceError> {
+        if let Some(spec) = super::pypi::PypiSpec::parse(arg) {
+            return Ok(Source::Pypi(spec?));
+        }
         let path = Path::new(arg);
-        if path.is_dir() {
+        Ok(if path.is_dir() {
             Source::Folder(path.to_path_buf())
         } else {
             Source::Npm(arg.to_string())
-        }
+        })
     }
 }
 
@@ -36,6 +42,19 @@ impl Source {
 pub fn materialize(source: &Source, workdir: &Path) -> Result<(), WorkspaceError> {
     prepare_workdir(workdir)?;
     match source {
+        // A folder with a pyproject.toml and no package.json is a Python package.
+        Source::Folder(folder)
+            if !folder.join("package.json").is_file()
+                && folder.join("pyproject.toml").is_file() =>
+        {
+            let launch = super::pypi::materialize_folder(folder, workdir)?;
+            write_launch(workdir, &launch)
+        }
+        Source::Pypi(spec) => {
+            let installed = super::pypi::install_release(spec, &super::pypi::cache_root())?;
+            let launch = super::pypi::fill_workdir(&installed, workdir)?;
+            write_launch(workdir, &launch)
+        }
         Source::Folder(folder) => materialize_folder(folder, workdir),
         Source::Npm(spec) => materialize_npm(spec, workdir).map_err(|e| match e {
             e @ WorkspaceError::Npm { .. } => e,
@@ -45,6 +64,18 @@ pub fn materialize(source: &Source, workdir: &Path) -> Result<(), WorkspaceError
             },
         }),
     }
+}
+
+/// Writes the launch settings a Python install found, where `init` reads them.
+fn write_launch(
+    workdir: &Path,
+    launch: &crate::server::LaunchConfig,
+) -> Result<(), WorkspaceError> {
+    let path = workdir.join(crate::server::launch::CONFIG_PATH);
+    let parent = path.parent().expect("the settings live in a folder");
+    fs::create_dir_all(parent).map_err(WorkspaceError::io(parent))?;
+    let text = toml::to_string(launch).expect("launch settings serialize");
+    fs::write(&path, text).map_err(WorkspaceError::io(&path))
 }
 
 fn prepare_workdir(workdir: &Path) -> Result<(), WorkspaceError> {
@@ -171,6 +202,40 @@ fn is_excluded(relative: &Path) -> bool {
 /// point anywhere and would be committed as links.
 fn copy_package_files(from: &Path, to: &Path) -> Result<(), WorkspaceError> {
     copy_dir(from, to, false)
+}
+
+/// Copies a folder's plain files and folders (no links, no `.git`), as an install's package
+/// folder holds them.
+pub(super) fn copy_plain_tree(from: &Path, to: &Path) -> Result<(), WorkspaceError> {
+    copy_dir(from, to, false)
+}
+
+/// Copies a Python project's own files: no environments (`.venv`, `venv`), caches, builds
+/// (`build`, `dist`, `*.egg-info`) or history.
+pub(super) fn copy_python_sources(from: &Path, to: &Path) -> Result<(), WorkspaceError> {
+    let walk = WalkDir::new(from)
+        .follow_links(false)
+        .into_iter()
+        .filter_entry(|e| {
+            let name = e.file_name().to_string_lossy();
+            e.depth() == 0
+                || !(e.file_type().is_dir()
+                    && (name.starts_with('.')
+                        || ["venv", "__pycache__", "build", "dist", "node_modules"]
+                            .contains(&name.as_ref())
+                        || name.ends_with(".egg-info")))
+        });
+    for entry in walk {
+        let entry = entry.map_err(|e| walk_error(from, e))?;
+        let relative = entry.path().strip_prefix(from).expect("under its root");
+        let target = to.join(relative);
+        if entry.file_type().is_dir() {
+            fs::create_dir_all(&target).map_err(WorkspaceError::io(&target))?;
+        } else if entry.file_type().is_file() {
+            fs::copy(entry.path(), &target).map_err(WorkspaceError::io(entry.path()))?;
+        }
+    }
+    Ok(())
 }
 
 /// Copies a `node_modules` folder as it is, its links included: `.bin` entries and
