@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs the pinned npm packages the tests and demos run: the fixture servers' dependencies and
-# the real servers of servers-npm/. --ignore-scripts: some install scripts download browsers,
+# Installs the pinned packages the tests and demos run: the fixture servers' dependencies,
+# the real servers of servers-npm/ and of servers-pypi/. npm: --ignore-scripts: some install scripts download browsers,
 # which cannot work offline and is never needed to list or call tools.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,3 +13,13 @@ for dir in fixtures servers-npm; do
     (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
   fi
 done
+# The real PyPI servers of servers-pypi/: one virtual environment per release under
+# servers-pypi/installed/, dependencies resolved as of the release's upload date. uv does that
+# (and fast); it comes from PyPI when it is missing. Installed releases are skipped.
+command -v python3 >/dev/null || { echo "python3 (>= 3.10) is required: the tests spawn real Python MCP servers" >&2; exit 1; }
+if ! command -v uv >/dev/null && ! python3 -m uv --version >/dev/null 2>&1; then
+  echo "servers-pypi: installing uv from PyPI"
+  python3 -m pip install --quiet uv || echo "WARNING: cannot install uv; Python servers are installed with pip, with today's dependencies" >&2
+fi
+cargo build --locked --quiet --bin mcpevol
+target/debug/mcpevol install servers-pypi/servers.toml

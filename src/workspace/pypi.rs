@@ -148,9 +148,7 @@ pub fn cache_root() -> PathBuf {
 
 /// Installs a release into `cache/pypi/NAME-VERSION` unless it is there already.
 pub fn install_release(spec: &PypiSpec, cache: &Path) -> Result<Installed, PypiError> {
-    let dir = cache
-        .join("pypi")
-        .join(format!("{}-{}", spec.normalized_name(), spec.version));
+    let dir = install_dir(spec, cache);
     if let Some(done) = read_installed(&dir) {
         return Ok(done);
     }
@@ -162,6 +160,13 @@ pub fn install_release(spec: &PypiSpec, cache: &Path) -> Result<Installed, PypiE
         &requirement,
         cutoff.as_deref(),
     )
+}
+
+/// The folder a release is installed in under `cache`.
+pub fn install_dir(spec: &PypiSpec, cache: &Path) -> PathBuf {
+    cache
+        .join("pypi")
+        .join(format!("{}-{}", spec.normalized_name(), spec.version))
 }
 
 /// Installs the package of a local folder (its dependencies resolved as of today) into a cache
@@ -234,6 +239,9 @@ fn build_install(
         }
         fs::copy(&from, &to).map_err(io(&from))?;
     }
+    // The package folder runs as it is (a catalog's servers do): its `.venv` is the install's.
+    fs::create_dir_all(&package).map_err(io(&package))?;
+    std::os::unix::fs::symlink("../venv", package.join(VENV_LINK)).map_err(io(&package))?;
     let launch = launch_from_entry_points(&entry_points, &files, ".");
     let launch_text = toml::to_string(&launch).expect("launch settings serialize");
     let launch_path = scratch.path().join("launch.toml");

@@ -29,6 +29,8 @@ use crate::inventory::{Route, RouteKind, Sites};
 const TOOL_DECORATORS: &[&str] = &["tool"];
 /// The decorator of the low-level server's call handler.
 const CALL_HANDLER_DECORATORS: &[&str] = &["call_tool"];
+/// The decorator of the low-level server's tool listing.
+const LIST_DECORATORS: &[&str] = &["list_tools"];
 
 /// Reads the facts of one parsed Python file.
 pub fn read(tree: &Tree, src: &str, rel: &str) -> FileFacts {
@@ -121,6 +123,10 @@ impl<'s, 't> Reader<'s, 't> {
             });
             return;
         }
+        if LIST_DECORATORS.contains(&method) {
+            self.generated_tools(function);
+            return;
+        }
         if !TOOL_DECORATORS.contains(&method) {
             return;
         }
@@ -185,6 +191,74 @@ impl<'s, 't> Reader<'s, 't> {
                 ..Sites::default()
             },
         })
+    }
+
+    /// Tools a helper builds from a function, listed by the list handler:
+    /// `return [make_tool(api.get_price), ...]`. The helper names each after its function
+    /// (`__name__`), which is all that is known of it here.
+    fn generated_tools(&mut self, function: Node<'t>) {
+        let Some(body) = function.child_by_field_name("body") else {
+            return;
+        };
+        let mut stack = vec![body];
+        while let Some(node) = stack.pop() {
+            let mut cursor = node.walk();
+            for child in node.named_children(&mut cursor) {
+                match child.kind() {
+                    "function_definition" | "class_definition" => {}
+                    "list"
+                        if child
+                            .parent()
+                            .is_some_and(|p| p.kind() == "return_statement") =>
+                    {
+                        self.generated_list(child)
+                    }
+                    _ => stack.push(child),
+                }
+            }
+        }
+    }
+
+    fn generated_list(&mut self, list: Node<'t>) {
+        let mut cursor = list.walk();
+        for element in list.named_children(&mut cursor) {
+            if element.kind() != "call" {
+                continue;
+            }
+            let callee = element
+                .child_by_field_name("function")
+                .and_then(|f| path(f, self.src))
+                .unwrap_or_default();
+            if last_segment(&callee) == "Tool" {
+                continue; // read as a tool object
+            }
+            let (keywords, positional) = element
+                .child_by_field_name("arguments")
+                .map(|a| arguments(a, self.src))
+                .unwrap_or_default();
+            let [only] = positional.as_slice() else {
+                continue;
+            };
+            if !keywords.is_empty() || !matches!(only.kind(), "identifier" | "attribute") {
+                continue;
+            }
+            let Some(target) = path(*only, self.src) else {
+                continue;
+            };
+            self.facts.candidates.push(Candidate {
+                name: Expr::Str(last_segment(&target).to_string()),
+                kind: CandidateKind::ToolObject { registered: false },
+                definition: span(element, self.rel),
+                handler: None,
+                description: Expr::Unknown,
+                schema: SchemaRef::None,
+                holder: None,
+                sites: Sites {
+                    registration: Some(span(element, self.rel)),
+                    ..Sites::default()
+                },
+            });
+        }
     }
 
     fn call(&mut self, m: &HashMap<&str, Node<'t>>) {
