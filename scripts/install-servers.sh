@@ -21,5 +21,20 @@ if ! command -v uv >/dev/null && ! python3 -m uv --version >/dev/null 2>&1; then
   echo "servers-pypi: installing uv from PyPI"
   python3 -m pip install --quiet uv || echo "WARNING: cannot install uv; Python servers are installed with pip, with today's dependencies" >&2
 fi
+# The Python fixtures' environment (their `.venv` links point at it).
+if [ ! -x fixtures/python/.venv/bin/python ]; then
+  echo "fixtures/python: making .venv"
+  if command -v uv >/dev/null || python3 -m uv --version >/dev/null 2>&1; then
+    uv_cmd=(uv); command -v uv >/dev/null || uv_cmd=(python3 -m uv)
+    "${uv_cmd[@]}" venv --quiet --relocatable --python python3 fixtures/python/.venv
+    "${uv_cmd[@]}" pip install --quiet --compile-bytecode --python fixtures/python/.venv/bin/python \
+      --exclude-newer 2025-09-26T00:00:00Z -r fixtures/python/requirements.txt
+  else
+    python3 -m venv fixtures/python/.venv
+    fixtures/python/.venv/bin/python -m pip install --quiet -r fixtures/python/requirements.txt
+  fi
+else
+  echo "fixtures/python: .venv is installed"
+fi
 cargo build --locked --quiet --bin mcpevol
 target/debug/mcpevol install servers-pypi/servers.toml
