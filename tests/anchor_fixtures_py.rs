@@ -256,7 +256,7 @@ fn tools_held_in_names_in_one_module_are_routed_by_a_handler_table_in_another() 
             tool.handler.as_ref().unwrap().file,
             "notes/tools/handlers.py"
         );
-        assert_eq!(tool.sites.holder.is_some(), true, "{}", tool.name);
+        assert!(tool.sites.holder.is_some(), "{}", tool.name);
     }
     let read = inventory.tool("read-note").unwrap();
     assert_eq!(
