@@ -266,7 +266,10 @@ fn one_line(text: &str, max: usize) -> String {
 fn python_compile(root: &Path, file: &str) -> Result<std::process::Child, CheckError> {
     let venv = root.join(crate::workspace::pypi::VENV_PYTHON);
     let python = if venv.exists() {
-        venv.display().to_string()
+        std::path::absolute(&venv)
+            .unwrap_or(venv)
+            .display()
+            .to_string()
     } else {
         "python3".to_string()
     };

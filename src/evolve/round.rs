@@ -132,6 +132,7 @@ impl Round<'_> {
                     return Ok(Ok((record, tools)));
                 }
                 Err(reason) => {
+                    tracing::debug!(operator = %op.id, targets = ?proposal.targets, %reason, "attempt rejected");
                     self.ws.restore(&head)?;
                     rejected.push(Rejection {
                         operator: op.id.clone(),

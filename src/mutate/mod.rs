@@ -4,6 +4,7 @@
 //! [`crate::hunks`]. Everything after the proposal (check, validate, commit) is shared.
 
 pub mod behaviours;
+pub mod python;
 pub mod reply;
 pub mod rules;
 pub mod snippets;

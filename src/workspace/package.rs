@@ -50,6 +50,15 @@ pub fn materialize(source: &Source, workdir: &Path) -> Result<(), WorkspaceError
             let launch = super::pypi::materialize_folder(folder, workdir)?;
             write_launch(workdir, &launch)
         }
+        // A Python package folder without pyproject.toml (its environment and launch settings
+        // beside it): its files, its launch settings, its environment linked.
+        Source::Folder(folder)
+            if !folder.join("package.json").is_file()
+                && crate::anchor::is_python_package(folder) =>
+        {
+            super::pypi::materialize_plain_folder(folder, workdir)?;
+            Ok(())
+        }
         Source::Pypi(spec) => {
             let installed = super::pypi::install_release(spec, &super::pypi::cache_root())?;
             let launch = super::pypi::fill_workdir(&installed, workdir)?;

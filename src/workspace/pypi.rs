@@ -579,6 +579,30 @@ pub fn materialize_folder(folder: &Path, workdir: &Path) -> Result<LaunchConfig,
     Ok(launch)
 }
 
+/// A Python package folder that already has its environment (`.venv`) and launch settings
+/// (`.mcpevol/server.toml`), as the fixtures do: its sources copied, the settings kept, the
+/// environment linked.
+pub fn materialize_plain_folder(folder: &Path, workdir: &Path) -> Result<(), PypiError> {
+    super::package::copy_python_sources(folder, workdir).map_err(|e| PypiError::Io {
+        path: folder.to_path_buf(),
+        source: std::io::Error::other(e.to_string()),
+    })?;
+    let settings = folder.join(crate::server::launch::CONFIG_PATH);
+    if settings.is_file() {
+        let to = workdir.join(crate::server::launch::CONFIG_PATH);
+        let parent = to.parent().expect("the settings live in a folder");
+        fs::create_dir_all(parent).map_err(io(parent))?;
+        fs::copy(&settings, &to).map_err(io(&settings))?;
+    }
+    let venv = folder.join(VENV_LINK);
+    if venv.exists() {
+        let target = venv.canonicalize().map_err(io(&venv))?;
+        let link = workdir.join(VENV_LINK);
+        std::os::unix::fs::symlink(target, &link).map_err(io(&link))?;
+    }
+    Ok(())
+}
+
 /// The top-level entries of an install's package folder.
 fn walk_rel(package: &Path) -> Vec<String> {
     let mut tops: Vec<String> = fs::read_dir(package)
