@@ -485,9 +485,7 @@ pub fn prune_signature_param(
         },
         "",
     )?;
-    if is_doc && statements.len() > 1 {
-        e.insert(root, file, first.end_byte(), format!("\n{indent}{binding}"))
-    } else if is_doc {
+    if is_doc {
         e.insert(root, file, first.end_byte(), format!("\n{indent}{binding}"))
     } else {
         e.insert(
