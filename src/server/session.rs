@@ -295,6 +295,11 @@ async fn failure(process: &mut ServerProcess, server: &str, what: &str) -> Serve
         Some(fault) => format!("{fault}, and {what}"),
         None => what,
     };
+    // A Python server's traceback may name the dependency that broke it.
+    let what = match super::python_hint::broken_dependency(&process.stderr_tail(80)) {
+        Some(hint) => format!("{what}; {hint}"),
+        None => what,
+    };
     ServerError::Failed {
         server: server.to_string(),
         what,
