@@ -435,7 +435,18 @@ impl Draft<'_> {
                 self.e.replace(self.root, &d.label, js_string(new))?;
             }
         }
-        Ok(())
+        self.python_guards(tool, |names| {
+            names
+                .iter()
+                .map(|n| {
+                    if *n == tool.name {
+                        new.to_string()
+                    } else {
+                        n.clone()
+                    }
+                })
+                .collect()
+        })
     }
 
     /// Registers a copy of `tool` under a new name, routed to the same handler.
@@ -598,8 +609,28 @@ impl Draft<'_> {
         Ok(new.to_string())
     }
 
+    /// Keeps the guards of Python wrappers written in earlier rounds in step with a tool's
+    /// names, so that what they make its parameters do goes on acting.
+    fn python_guards(
+        &mut self,
+        tool: &Tool,
+        names: impl Fn(&[String]) -> Vec<String>,
+    ) -> Result<(), MutateError> {
+        match tool.handler.as_ref().filter(|h| is_python(&h.file)) {
+            Some(h) => {
+                python::wrap::guards_follow(&mut self.e, self.root, &h.file, &tool.name, names)
+            }
+            None => Ok(()),
+        }
+    }
+
     /// Routes calls for `new` to the handler of `tool`, beside its own name.
     fn route(&mut self, tool: &Tool, new: &str) -> Result<(), MutateError> {
+        self.python_guards(tool, |names| {
+            let mut out = names.to_vec();
+            out.push(new.to_string());
+            out
+        })?;
         for d in &tool.sites.routes {
             let text = self.e.text(self.root, &d.site.file)?.to_string();
             match d.kind {

@@ -144,6 +144,11 @@ impl ServerProcess {
     }
 
     /// The last lines the server wrote to stderr.
+    /// The copy of the package the server runs in.
+    pub fn package_copy(&self) -> &Path {
+        self.scratch.cwd()
+    }
+
     pub fn stderr_tail(&self, max_lines: usize) -> String {
         let bytes: Vec<u8> = self.stderr.lock().unwrap().iter().copied().collect();
         let text = String::from_utf8_lossy(&bytes);

@@ -6,8 +6,9 @@
 use std::path::Path;
 
 /// A sentence naming the dependency, with its installed version where the environment says,
-/// or None when the traceback names none.
-pub fn broken_dependency(stderr: &str) -> Option<String> {
+/// or None when the traceback names none, or names a module of the package itself (found in
+/// `package`, the folder it runs from: a launch that names a wrong module, not a dependency).
+pub fn broken_dependency(stderr: &str, package: &Path) -> Option<String> {
     let last = stderr.lines().rev().find(|l| {
         ["ModuleNotFoundError:", "ImportError:", "AttributeError:"]
             .iter()
@@ -39,6 +40,9 @@ pub fn broken_dependency(stderr: &str) -> Option<String> {
         (None, Some((_, top))) => top.clone(),
         (None, None) => return None,
     };
+    if package.join(&top).exists() || package.join(format!("{top}.py")).exists() {
+        return None;
+    }
     let version = frame
         .as_ref()
         .and_then(|(site, _)| installed_version(Path::new(site), &top))
@@ -77,7 +81,7 @@ mod tests {
         let stderr = format!(
             "Traceback (most recent call last):\n  File \"/w/srv/server.py\", line 3, in <module>\n    from mcp.server import Server\n  File \"{sp}/mcp/server/__init__.py\", line 1, in <module>\nImportError: cannot import name 'Server' from 'mcp.server' ({sp}/mcp/server/__init__.py)"
         );
-        let hint = broken_dependency(&stderr).unwrap();
+        let hint = broken_dependency(&stderr, site.as_path()).unwrap();
         assert!(
             hint.starts_with("the dependency `mcp` 2.1.0 broke the start (ImportError"),
             "{hint}"
@@ -86,17 +90,20 @@ mod tests {
 
     #[test]
     fn a_missing_module_and_a_missing_attribute_are_named_too() {
-        let hint =
-            broken_dependency("ModuleNotFoundError: No module named 'pydantic_settings'").unwrap();
+        let package = tempfile::tempdir().unwrap();
+        let p = package.path();
+        let missing = "ModuleNotFoundError: No module named 'pydantic_settings'";
+        let hint = broken_dependency(missing, p).unwrap();
         assert!(hint.contains("`pydantic_settings`"), "{hint}");
-        let hint =
-            broken_dependency("AttributeError: module 'anyio' has no attribute 'open_process'")
-                .unwrap();
+        let attribute = "AttributeError: module 'anyio' has no attribute 'open_process'";
+        let hint = broken_dependency(attribute, p).unwrap();
         assert!(hint.contains("`anyio`"), "{hint}");
-        assert_eq!(broken_dependency("ValueError: bad port"), None);
-        assert_eq!(
-            broken_dependency("AttributeError: 'NoneType' object has no attribute 'x'"),
-            None
-        );
+        assert_eq!(broken_dependency("ValueError: bad port", p), None);
+        let not_a_module = "AttributeError: 'NoneType' object has no attribute 'x'";
+        assert_eq!(broken_dependency(not_a_module, p), None);
+        // A module of the package itself is a wrong launch, not a dependency.
+        std::fs::create_dir(p.join("awslabs")).unwrap();
+        let own = "ModuleNotFoundError: No module named 'awslabs.memcached_mcp_server.server'";
+        assert_eq!(broken_dependency(own, p), None);
     }
 }

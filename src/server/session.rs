@@ -296,7 +296,8 @@ async fn failure(process: &mut ServerProcess, server: &str, what: &str) -> Serve
         None => what,
     };
     // A Python server's traceback may name the dependency that broke it.
-    let what = match super::python_hint::broken_dependency(&process.stderr_tail(80)) {
+    let stderr = process.stderr_tail(80);
+    let what = match super::python_hint::broken_dependency(&stderr, process.package_copy()) {
         Some(hint) => format!("{what}; {hint}"),
         None => what,
     };

@@ -587,7 +587,12 @@ pub fn materialize_plain_folder(folder: &Path, workdir: &Path) -> Result<(), Pyp
         path: folder.to_path_buf(),
         source: std::io::Error::other(e.to_string()),
     })?;
-    let settings = folder.join(crate::server::launch::CONFIG_PATH);
+    let mut settings = folder.join(crate::server::launch::CONFIG_PATH);
+    // An install's package folder: its launch settings are beside it.
+    let beside = folder.join("../launch.toml");
+    if !settings.is_file() && beside.is_file() {
+        settings = beside;
+    }
     if settings.is_file() {
         let to = workdir.join(crate::server::launch::CONFIG_PATH);
         let parent = to.parent().expect("the settings live in a folder");

@@ -285,9 +285,23 @@ impl<'s, 't> Reader<'s, 't> {
         let (keywords, positional) = arguments(m["args"], self.src);
         match last_segment(&callee) {
             "add_tool" => {
-                let name = keyword(&keywords, "name");
-                let target = keyword(&keywords, "fn").or(positional.first().copied());
-                self.registered_function(call, target, name, keyword(&keywords, "description"));
+                let mut name = keyword(&keywords, "name");
+                let mut description = keyword(&keywords, "description");
+                let mut target = keyword(&keywords, "fn").or(positional.first().copied());
+                // `add_tool(Tool.from_function(fn, name=...))`: the tool is made from `fn`.
+                if let Some(inner) = target.map(unwrap).filter(|t| t.kind() == "call")
+                    && let Some(callee) = inner
+                        .child_by_field_name("function")
+                        .and_then(|f| path(f, self.src))
+                    && last_segment(&callee) == "from_function"
+                    && let Some(args) = inner.child_by_field_name("arguments")
+                {
+                    let (inner_keywords, inner_positional) = arguments(args, self.src);
+                    target = keyword(&inner_keywords, "fn").or(inner_positional.first().copied());
+                    name = name.or(keyword(&inner_keywords, "name"));
+                    description = description.or(keyword(&inner_keywords, "description"));
+                }
+                self.registered_function(call, target, name, description);
             }
             "Tool" => self.tool_object(call, &keywords),
             _ => {}

@@ -100,9 +100,10 @@ pub fn dict_schema(dict: Node, src: &str, rel: &str) -> Option<Schema> {
                 for (key, v, _) in dict_entries(value, src) {
                     match key.as_str() {
                         "type" => param.ty = string_value(v, src),
+                        // An f-string description is still the place a new one goes.
                         "description" => {
                             param.description = string_value(v, src);
-                            description = param.description.is_some().then(|| span(unwrap(v), rel));
+                            description = Some(span(unwrap(v), rel));
                         }
                         "enum" if param.ty.is_none() => param.ty = Some("enum".into()),
                         _ => {}

@@ -28,6 +28,58 @@ struct Site {
     router: bool,
 }
 
+/// How a router's wrapper tells the tools it acts for: a membership test, not an `==`
+/// comparison, so that anchoring never reads it as routing. Renames and aliases keep it in
+/// step ([`guards_follow`]).
+const GUARD: &str = "if called in ";
+
+/// Rewrites the tool names of every wrapper guard in `file` that names `old`: `names` gets the
+/// guard's names and returns the new ones (a rename replaces `old`, an alias joins it).
+pub fn guards_follow(
+    e: &mut Edits,
+    root: &Path,
+    file: &str,
+    old: &str,
+    names: impl Fn(&[String]) -> Vec<String>,
+) -> Result<(), MutateError> {
+    let text = e.text(root, file)?.to_string();
+    let literal = super::string(old);
+    let mut at = 0;
+    let mut edits = Vec::new();
+    for line in text.split_inclusive('\n') {
+        let start = at;
+        at += line.len();
+        let body = line.trim();
+        let Some(tuple) = body.strip_prefix(GUARD).and_then(|r| r.strip_suffix(":")) else {
+            continue;
+        };
+        let inner = tuple.trim_start_matches('(').trim_end_matches(')');
+        let current: Vec<String> = inner
+            .split(',')
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .filter_map(|n| serde_json::from_str::<String>(n).ok())
+            .collect();
+        if !inner.split(',').any(|n| n.trim() == literal) {
+            continue;
+        }
+        let renamed: Vec<String> = names(&current).iter().map(|n| super::string(n)).collect();
+        let offset = line.find(GUARD).expect("the line holds the guard") + GUARD.len();
+        let end = start + line.trim_end().len() - 1;
+        edits.push((start + offset, end, format!("({},)", renamed.join(", "))));
+    }
+    for (a, b, new) in edits {
+        let span = crate::inventory::Span {
+            file: file.to_string(),
+            start_line: 0,
+            end_line: 0,
+            bytes: (a, b),
+        };
+        e.replace(root, &span, new)?;
+    }
+    Ok(())
+}
+
 pub fn wrappable(root: &Path, tool: &Tool) -> Result<(), &'static str> {
     site(root, tool).map(|_| ())
 }
@@ -74,7 +126,7 @@ pub fn wrap(e: &mut Edits, root: &Path, tool: &Tool, around: &Around) -> Result<
 
 fn helper(name: &str, tool: &Tool, around: &Around, router: bool) -> String {
     let input = if router {
-        "tool = args[0] if args else kwargs.get(\"name\")\n\
+        "called = args[0] if args else kwargs.get(\"name\")\n\
          arguments = (args[1] if len(args) > 1 else kwargs.get(\"arguments\")) or {}\n"
     } else {
         "arguments = kwargs\n"
@@ -84,7 +136,7 @@ fn helper(name: &str, tool: &Tool, around: &Around, router: bool) -> String {
         let code = code.trim();
         match (code.is_empty(), router) {
             (true, _) => String::new(),
-            (false, true) => format!("if tool == {tool_name}:\n{}\n", indent_block(code, "    ")),
+            (false, true) => format!("{GUARD}({tool_name},):\n{}\n", indent_block(code, "    ")),
             (false, false) => format!("{code}\n"),
         }
     };
@@ -160,4 +212,42 @@ fn decorators(function: Node) -> Vec<Node> {
         .named_children(&mut cursor)
         .filter(|c| c.kind() == "decorator")
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A router wrapper from an earlier round, guarded for `echo`, and the same guard once
+    /// `echo` is renamed and once it gets an alias.
+    #[test]
+    fn wrapper_guards_follow_renames_and_aliases() {
+        let text = "def w(handler):\n    async def wrapped(*args, **kwargs):\n        if called in (\"echo\",):\n            pass\n        if called in (\"add\",):\n            pass\n";
+        let dir = crate::confine::tests::committed_package(&[("s.py", text)]);
+        let mut e = Edits::default();
+        guards_follow(&mut e, dir.path(), "s.py", "echo", |names| {
+            names.iter().map(|n| n.replace("echo", "echo_v2")).collect()
+        })
+        .unwrap();
+        crate::hunks::apply(dir.path(), &e.into_hunks()).unwrap();
+        let renamed = std::fs::read_to_string(dir.path().join("s.py")).unwrap();
+        assert!(
+            renamed.contains("if called in (\"echo_v2\",):"),
+            "{renamed}"
+        );
+        assert!(renamed.contains("if called in (\"add\",):"), "{renamed}");
+        let mut e = Edits::default();
+        guards_follow(&mut e, dir.path(), "s.py", "echo_v2", |names| {
+            let mut out = names.to_vec();
+            out.push("echo_alias".into());
+            out
+        })
+        .unwrap();
+        crate::hunks::apply(dir.path(), &e.into_hunks()).unwrap();
+        let aliased = std::fs::read_to_string(dir.path().join("s.py")).unwrap();
+        assert!(
+            aliased.contains("if called in (\"echo_v2\", \"echo_alias\",):"),
+            "{aliased}"
+        );
+    }
 }
