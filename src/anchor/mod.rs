@@ -180,7 +180,7 @@ pub fn is_python_package(root: &Path) -> bool {
         "pyproject.toml",
         "setup.py",
         "setup.cfg",
-        crate::workspace::pypi::VENV_LINK,
+        crate::server::launch::VENV_LINK,
     ]
     .iter()
     .any(|f| root.join(f).exists())

@@ -9,6 +9,7 @@ mod odb;
 mod package;
 pub mod pypi;
 mod pypi_index;
+mod pypi_spec;
 mod recover;
 mod repo;
 mod snapshot;

@@ -213,40 +213,6 @@ fn copy_package_files(from: &Path, to: &Path) -> Result<(), WorkspaceError> {
     copy_dir(from, to, false)
 }
 
-/// Copies a folder's plain files and folders (no links, no `.git`), as an install's package
-/// folder holds them.
-pub(super) fn copy_plain_tree(from: &Path, to: &Path) -> Result<(), WorkspaceError> {
-    copy_dir(from, to, false)
-}
-
-/// Copies a Python project's own files: no environments (`.venv`, `venv`), caches, builds
-/// (`build`, `dist`, `*.egg-info`) or history.
-pub(super) fn copy_python_sources(from: &Path, to: &Path) -> Result<(), WorkspaceError> {
-    let walk = WalkDir::new(from)
-        .follow_links(false)
-        .into_iter()
-        .filter_entry(|e| {
-            let name = e.file_name().to_string_lossy();
-            e.depth() == 0
-                || !(e.file_type().is_dir()
-                    && (name.starts_with('.')
-                        || ["venv", "__pycache__", "build", "dist", "node_modules"]
-                            .contains(&name.as_ref())
-                        || name.ends_with(".egg-info")))
-        });
-    for entry in walk {
-        let entry = entry.map_err(|e| walk_error(from, e))?;
-        let relative = entry.path().strip_prefix(from).expect("under its root");
-        let target = to.join(relative);
-        if entry.file_type().is_dir() {
-            fs::create_dir_all(&target).map_err(WorkspaceError::io(&target))?;
-        } else if entry.file_type().is_file() {
-            fs::copy(entry.path(), &target).map_err(WorkspaceError::io(entry.path()))?;
-        }
-    }
-    Ok(())
-}
-
 /// Copies a `node_modules` folder as it is, its links included: `.bin` entries and
 /// workspace packages are relative links that still resolve inside the copy.
 pub fn copy_tree(from: &Path, to: &Path) -> Result<(), WorkspaceError> {

@@ -2,6 +2,10 @@
 //! `pyproject.toml`, made into a workspace holding exactly the package's own files, with its
 //! dependencies in a virtual environment shared by every workspace of the same package version.
 //!
+//! Over 500 lines on purpose: installing (uv or pip), reading the install (RECORD, entry
+//! points) and filling a workspace are one sequence, read top to bottom; the index lookup is
+//! apart in `pypi_index.rs`.
+//!
 //! Installs go into a cache (`$MCPEVOL_CACHE`, else `$XDG_CACHE_HOME/mcpevol`, else
 //! `~/.cache/mcpevol`), one folder per package version: `venv/` (the package and its
 //! dependencies) and `package/` (the package's own files, as its wheel's RECORD lists them).
@@ -19,109 +23,9 @@ use std::process::Command;
 
 use crate::server::LaunchConfig;
 
-/// The program every Python launch runs, relative to the package folder.
-pub const VENV_PYTHON: &str = ".venv/bin/python";
-/// The link to the shared environment in a workspace (git-ignored).
-pub const VENV_LINK: &str = ".venv";
-
-/// `pypi:NAME==VERSION`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PypiSpec {
-    pub name: String,
-    pub version: String,
-}
-
-impl PypiSpec {
-    /// Reads `pypi:NAME==VERSION`; None when `arg` does not start with `pypi:`.
-    pub fn parse(arg: &str) -> Option<Result<PypiSpec, PypiError>> {
-        let rest = arg.strip_prefix("pypi:")?;
-        let parsed = rest
-            .split_once("==")
-            .map(|(n, v)| (n.trim(), v.trim()))
-            .filter(|(n, v)| {
-                !n.is_empty()
-                    && !v.is_empty()
-                    && n.chars()
-                        .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
-                    && v.chars()
-                        .all(|c| c.is_ascii_alphanumeric() || "-_.+!".contains(c))
-            })
-            .map(|(name, version)| PypiSpec {
-                name: name.to_string(),
-                version: version.to_string(),
-            });
-        Some(parsed.ok_or_else(|| PypiError::BadSpec(arg.to_string())))
-    }
-
-    /// The name as PEP 503 normalizes it (lower case, runs of `-_.` as one `-`).
-    pub fn normalized_name(&self) -> String {
-        normalize(&self.name)
-    }
-}
-
-impl std::fmt::Display for PypiSpec {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "pypi:{}=={}", self.name, self.version)
-    }
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum PypiError {
-    #[error(
-        "`{0}` is not a PyPI spec; write pypi:NAME==VERSION, e.g. pypi:mcp-server-time==2025.9.25"
-    )]
-    BadSpec(String),
-    #[error("cannot ask the package index about `{name}`: {why}")]
-    Index { name: String, why: String },
-    #[error("`{name}` has no release {version} on the package index{}", latest(.known))]
-    NoSuchRelease {
-        name: String,
-        version: String,
-        known: Vec<String>,
-    },
-    #[error(
-        "no Python interpreter: neither `python3` nor `python` is on PATH (set MCPEVOL_PYTHON to one)"
-    )]
-    NoPython,
-    #[error("cannot start `{command}`: {source}")]
-    Start {
-        command: String,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("`{command}` failed ({status}){}", indent(.stderr_tail))]
-    Failed {
-        command: String,
-        status: String,
-        stderr_tail: String,
-    },
-    #[error("the install of {what} has no record of its files ({why})")]
-    NoRecord { what: String, why: String },
-    #[error("{}: {source}", path.display())]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-}
-
-fn latest(versions: &[String]) -> String {
-    match versions {
-        [] => String::new(),
-        _ => format!(" (latest: {})", versions.join(", ")),
-    }
-}
-
-fn indent(tail: &str) -> String {
-    tail.lines().map(|l| format!("\n    {l}")).collect()
-}
-
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> PypiError + '_ {
-    move |source| PypiError::Io {
-        path: path.to_path_buf(),
-        source,
-    }
-}
+use super::pypi_spec::io;
+pub use super::pypi_spec::{PypiError, PypiSpec, normalize};
+pub use crate::server::launch::{VENV_LINK, VENV_PYTHON};
 
 /// One package version installed in the cache.
 #[derive(Debug, Clone)]
@@ -326,24 +230,6 @@ fn is_own_source(path: &str) -> bool {
         || path.ends_with(".pth"))
 }
 
-/// PEP 503 normalization.
-pub fn normalize(name: &str) -> String {
-    let mut out = String::new();
-    let mut gap = false;
-    for c in name.chars() {
-        if "-_.".contains(c) {
-            gap = true;
-        } else {
-            if gap && !out.is_empty() {
-                out.push('-');
-            }
-            gap = false;
-            out.push(c.to_ascii_lowercase());
-        }
-    }
-    out
-}
-
 /// Launch settings from a distribution's console scripts: the one named like a module of the
 /// package, else the only or first one, run as `python -c` so that the workspace's copy of the
 /// module is what runs. Without a console script, `python -m` on a top-level package that has a
@@ -538,10 +424,7 @@ fn run(program: &str, args: &[&str]) -> Result<(), PypiError> {
 /// Fills a new workspace folder from an install: the package's own files, and `.venv` linked to
 /// the shared environment. Returns the launch settings.
 pub fn fill_workdir(installed: &Installed, workdir: &Path) -> Result<LaunchConfig, PypiError> {
-    super::package::copy_plain_tree(&installed.package, workdir).map_err(|e| PypiError::Io {
-        path: installed.package.clone(),
-        source: std::io::Error::other(e.to_string()),
-    })?;
+    copy_sources(&installed.package, workdir, |_| false)?;
     link_venv(installed, workdir)?;
     Ok(installed.launch.clone())
 }
@@ -558,10 +441,7 @@ pub fn link_venv(installed: &Installed, workdir: &Path) -> Result<(), PypiError>
 /// with the folder that holds its modules (`.` or `src`) on the module path.
 pub fn materialize_folder(folder: &Path, workdir: &Path) -> Result<LaunchConfig, PypiError> {
     let installed = install_folder(folder, &cache_root())?;
-    super::package::copy_python_sources(folder, workdir).map_err(|e| PypiError::Io {
-        path: folder.to_path_buf(),
-        source: std::io::Error::other(e.to_string()),
-    })?;
+    copy_sources(folder, workdir, is_not_source)?;
     link_venv(&installed, workdir)?;
     let tops: Vec<String> = walk_rel(&installed.package);
     let src_root = if !tops.is_empty()
@@ -583,10 +463,7 @@ pub fn materialize_folder(folder: &Path, workdir: &Path) -> Result<LaunchConfig,
 /// (`.mcpevol/server.toml`), as the fixtures do: its sources copied, the settings kept, the
 /// environment linked.
 pub fn materialize_plain_folder(folder: &Path, workdir: &Path) -> Result<(), PypiError> {
-    super::package::copy_python_sources(folder, workdir).map_err(|e| PypiError::Io {
-        path: folder.to_path_buf(),
-        source: std::io::Error::other(e.to_string()),
-    })?;
+    copy_sources(folder, workdir, is_not_source)?;
     let mut settings = folder.join(crate::server::launch::CONFIG_PATH);
     // An install's package folder: its launch settings are beside it.
     let beside = folder.join("../launch.toml");
@@ -604,6 +481,39 @@ pub fn materialize_plain_folder(folder: &Path, workdir: &Path) -> Result<(), Pyp
         let target = venv.canonicalize().map_err(io(&venv))?;
         let link = workdir.join(VENV_LINK);
         std::os::unix::fs::symlink(target, &link).map_err(io(&link))?;
+    }
+    Ok(())
+}
+
+/// Folders of a Python project that are not its sources: environments, caches, builds,
+/// history (any dot folder).
+fn is_not_source(name: &str) -> bool {
+    name.starts_with('.')
+        || ["venv", "__pycache__", "build", "dist", "node_modules"].contains(&name)
+        || name.ends_with(".egg-info")
+}
+
+/// Copies the plain files and folders under `from` (no links), leaving out folders `skip`
+/// names.
+fn copy_sources(from: &Path, to: &Path, skip: fn(&str) -> bool) -> Result<(), PypiError> {
+    let walk = walkdir::WalkDir::new(from)
+        .follow_links(false)
+        .into_iter()
+        .filter_entry(|e| {
+            e.depth() == 0 || !(e.file_type().is_dir() && skip(&e.file_name().to_string_lossy()))
+        });
+    for entry in walk {
+        let entry = entry.map_err(|e| PypiError::Io {
+            path: from.to_path_buf(),
+            source: e.into(),
+        })?;
+        let relative = entry.path().strip_prefix(from).expect("under its root");
+        let target = to.join(relative);
+        if entry.file_type().is_dir() {
+            fs::create_dir_all(&target).map_err(io(&target))?;
+        } else if entry.file_type().is_file() {
+            fs::copy(entry.path(), &target).map_err(io(entry.path()))?;
+        }
     }
     Ok(())
 }

@@ -1,7 +1,7 @@
 //! When a PyPI release was uploaded, from the index's JSON simple API (PEP 691, with PEP 700's
 //! `upload-time`): the cut-off its dependencies are resolved at.
 
-use super::pypi::{PypiError, PypiSpec, normalize};
+use super::pypi_spec::{PypiError, PypiSpec, normalize};
 
 /// The index, as uv and pip are told it (`UV_INDEX_URL`, `PIP_INDEX_URL`), else PyPI's.
 fn index_url() -> String {

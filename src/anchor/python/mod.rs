@@ -1,6 +1,10 @@
 //! Per-file reading of Python sources: the same facts as for JavaScript (candidates, dispatches,
 //! constants, schemas, functions), so that linking across files is shared.
 //!
+//! Over 500 lines on purpose, as `facts.rs`: one reader walks one compiled query, and each
+//! registration style's reading (decorators, calls, tool objects, routes, declarations) shares
+//! its helpers.
+//!
 //! Registration styles read: FastMCP decorators (`@mcp.tool()`, with `name=`/`description=` or
 //! the function name and docstring; parameters from the signature), `mcp.add_tool(fn, ...)` and
 //! `mcp.tool(...)(fn)`; the low-level `Server`: `Tool(name=..., inputSchema=...)` objects listed by

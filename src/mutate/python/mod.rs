@@ -1,6 +1,10 @@
 //! The Python forms of the rules' site surgeries: the operator logic (which tool, which edit,
 //! what it claims) stays in `rules.rs`; where an edit lands in a `.py` file, these write it.
 //!
+//! Over 500 lines on purpose: every surgery the 11 operators need in Python (names, aliases,
+//! routes and their removal, parameters in three schema forms, imports), beside each other as
+//! their JavaScript forms are in `rules.rs`, `splice.rs` and `unroute.rs`.
+//!
 //! Python writes a tool's parameters three ways (`inventory::PyParams`): a function signature
 //! (FastMCP), a pydantic model's fields, or a JSON schema as a dict literal. Routes are `case`
 //! patterns, `==` comparisons in `if`/`elif`, and dict entries. New behaviour goes into a
@@ -642,36 +646,33 @@ pub fn alias_registration(region: &str, new: &str, description: &str) -> Option<
     ))
 }
 
-/// A registration's text without the given keyword arguments (top-level ones of its call).
+/// A registration's text without the given keyword arguments (top-level ones of its call),
+/// written on one line: `@mcp.tool(title="T")` from `@mcp.tool(name="x", title="T")`.
 fn strip_keywords(region: &str, keywords: &[&str]) -> Option<String> {
     let code = region.strip_prefix('@').unwrap_or(region);
     let tree = crate::anchor::parse(code, Lang::Python)?;
-    let mut out = code.to_string();
-    let call = first_call(tree.root_node())?;
+    let Some(call) = first_call(tree.root_node()) else {
+        // `@mcp.tool` without parentheses has no arguments to strip.
+        return Some(region.trim_end().to_string());
+    };
+    let function = call.child_by_field_name("function")?;
     let args = call.child_by_field_name("arguments")?;
     let mut cursor = args.walk();
-    let mut cuts: Vec<(usize, usize)> = Vec::new();
-    for a in args.named_children(&mut cursor) {
-        if a.kind() == "keyword_argument"
-            && a.child_by_field_name("name")
-                .is_some_and(|n| keywords.contains(&&code[n.byte_range()]))
-        {
-            let span = Span {
-                file: String::new(),
-                start_line: 0,
-                end_line: 0,
-                bytes: (a.start_byte(), a.end_byte()),
-            };
-            cuts.push(item_range(code, &span));
-        }
-    }
-    for (a, b) in cuts.into_iter().rev() {
-        out.replace_range(a..b, "");
-    }
+    let kept: Vec<&str> = args
+        .named_children(&mut cursor)
+        .filter(|a| a.kind() != "comment")
+        .filter(|a| {
+            a.kind() != "keyword_argument"
+                || a.child_by_field_name("name")
+                    .is_none_or(|n| !keywords.contains(&&code[n.byte_range()]))
+        })
+        .map(|a| &code[a.byte_range()])
+        .collect();
+    let rebuilt = format!("{}({})", &code[function.byte_range()], kept.join(", "));
     Some(if region.starts_with('@') {
-        format!("@{out}")
+        format!("@{rebuilt}")
     } else {
-        out
+        rebuilt
     })
 }
 
@@ -720,6 +721,23 @@ mod tests {
         assert_eq!(
             alias_registration("@mcp.tool()", "f_v1", "Alias").unwrap(),
             "@mcp.tool(name=\"f_v1\", description=\"Alias\")"
+        );
+        assert_eq!(
+            alias_registration("@mcp.tool", "f_v1", "Alias").unwrap(),
+            "@mcp.tool(name=\"f_v1\", description=\"Alias\")"
+        );
+        assert_eq!(
+            alias_registration(
+                "@server.tool(\n    name=T.X.value,\n    description=\"d\",\n    annotations=RO,\n)",
+                "x_alias",
+                "Alias"
+            )
+            .unwrap(),
+            "@server.tool(name=\"x_alias\", description=\"Alias\", annotations=RO)"
+        );
+        assert_eq!(
+            alias_registration("mcp.add_tool(f, name=\"a\")", "a_v1", "Alias").unwrap(),
+            "mcp.add_tool(f, description=\"Alias\", name=\"a_v1\")"
         );
     }
 }
