@@ -19,7 +19,9 @@ done
 command -v python3 >/dev/null || { echo "python3 (>= 3.10) is required: the tests spawn real Python MCP servers" >&2; exit 1; }
 if ! command -v uv >/dev/null && ! python3 -m uv --version >/dev/null 2>&1; then
   echo "servers-pypi: installing uv from PyPI"
-  python3 -m pip install --quiet uv || echo "WARNING: cannot install uv; Python servers are installed with pip, with today's dependencies" >&2
+  # A distribution's own Python may refuse installs outside a venv (PEP 668).
+  python3 -m pip install --quiet uv || python3 -m pip install --quiet --break-system-packages uv ||
+    echo "WARNING: cannot install uv; Python servers are installed with pip, with today's dependencies" >&2
 fi
 # The Python fixtures' environment (their `.venv` links point at it).
 if [ ! -x fixtures/python/.venv/bin/python ]; then
