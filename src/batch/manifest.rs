@@ -224,6 +224,16 @@ impl Manifest {
 
 fn resolve(entry: &Entry, dir: &Path, line: usize) -> Result<Server, String> {
     let origin = match (&entry.package, &entry.source) {
+        // `package = "pypi:NAME==VERSION"`: installed beside the manifest (`mcpevol install`).
+        (Some(package), None) if package.starts_with("pypi:") => {
+            let spec = crate::workspace::pypi::PypiSpec::parse(package)
+                .expect("starts with pypi:")
+                .map_err(|e| e.to_string())?;
+            let installs = dir.join(crate::catalog::PYPI_INSTALLS);
+            Origin::Folder(absolute(
+                &crate::workspace::pypi::install_dir(&spec, &installs).join("package"),
+            ))
+        }
         (Some(package), None) => Origin::Folder(absolute(&dir.join("node_modules").join(package))),
         (None, Some(source)) if is_folder(source, dir) => {
             Origin::Folder(absolute(&dir.join(source)))
@@ -270,6 +280,7 @@ fn absolute(path: &Path) -> PathBuf {
 fn installable(server: &Server) -> Result<(), String> {
     match &server.origin {
         Origin::Folder(dir) if dir.join("package.json").is_file() => Ok(()),
+        Origin::Folder(dir) if crate::anchor::is_python_package(dir) => Ok(()),
         Origin::Folder(dir) if dir.is_dir() => Err(format!(
             "{} has no package.json, so it is not a package",
             dir.display()
@@ -278,6 +289,13 @@ fn installable(server: &Server) -> Result<(), String> {
             "{} does not exist (is the package installed?)",
             dir.display()
         )),
+        // A PyPI spec's release is looked up when it is installed.
+        Origin::Npm(spec) if spec.starts_with("pypi:") => {
+            crate::workspace::pypi::PypiSpec::parse(spec)
+                .expect("starts with pypi:")
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        }
         Origin::Npm(spec) => npm_view(spec),
     }
 }
