@@ -308,6 +308,7 @@ impl<'s, 't> Reader<'s, 't> {
                 self.registered_function(call, target, name, description);
             }
             "Tool" => self.tool_object(call, &keywords),
+            "model_copy" => self.copied_object(call, &callee, &keywords),
             _ => {}
         }
     }
@@ -400,6 +401,50 @@ impl<'s, 't> Reader<'s, 't> {
                 description: description.map(|d| span(unwrap(d), self.rel)),
                 registration,
                 declaration: holder_statement.map(|(_, s)| span(s, self.rel)),
+                ..Sites::default()
+            },
+        });
+    }
+
+    /// `TOOL.model_copy(update={"name": "x", "description": "..."})`: a tool object derived
+    /// from another, sharing its schema (`extends` names the original's holder).
+    fn copied_object(&mut self, call: Node<'t>, callee: &str, keywords: &[(String, Node<'t>)]) {
+        let Some(update) = keyword(keywords, "update")
+            .map(unwrap)
+            .filter(|u| u.kind() == "dictionary")
+        else {
+            return;
+        };
+        let entries = params::dict_entries(update, self.src);
+        let get = |k: &str| {
+            entries
+                .iter()
+                .find(|(key, _, _)| key == k)
+                .map(|(_, v, _)| *v)
+        };
+        let Some(name_node) = get("name") else {
+            return;
+        };
+        let name = expr(name_node, self.src);
+        if name == Expr::Unknown {
+            return;
+        }
+        let holder = callee.rsplit_once('.').map_or(callee, |(h, _)| h);
+        let description = get("description");
+        let in_list = call.parent().is_some_and(|p| p.kind() == "list");
+        self.facts.candidates.push(Candidate {
+            name,
+            kind: CandidateKind::ToolObject { registered: false },
+            definition: span(call, self.rel),
+            handler: None,
+            description: description.map_or(Expr::Unknown, |d| expr(d, self.src)),
+            schema: SchemaRef::None,
+            holder: None,
+            sites: Sites {
+                name: Some(span(unwrap(name_node), self.rel)),
+                description: description.map(|d| span(unwrap(d), self.rel)),
+                registration: in_list.then(|| span(call, self.rel)),
+                extends: Some(last_segment(holder).to_string()),
                 ..Sites::default()
             },
         });

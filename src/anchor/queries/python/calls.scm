@@ -1,9 +1,10 @@
 ; Calls that may define or register a tool: `Tool(name=..., inputSchema=...)` (also
-; `types.Tool(...)`), `mcp.add_tool(fn, name=...)`, `mcp.tool(name="x")(fn)`.
+; `types.Tool(...)`), `mcp.add_tool(fn, name=...)`, `mcp.tool(name="x")(fn)`, and a tool object
+; copied under another name, `TOOL.model_copy(update={"name": ...})`.
 (call
   function: [(identifier) (attribute)] @callee
   arguments: (argument_list) @args
-  (#match? @callee "(^|\\.)(Tool|add_tool)$")) @call
+  (#match? @callee "(^|\\.)(Tool|add_tool|model_copy)$")) @call
 
 (call
   function: (call
