@@ -443,15 +443,7 @@ pub fn materialize_folder(folder: &Path, workdir: &Path) -> Result<LaunchConfig,
     let installed = install_folder(folder, &cache_root())?;
     copy_sources(folder, workdir, is_not_source)?;
     link_venv(&installed, workdir)?;
-    let tops: Vec<String> = walk_rel(&installed.package);
-    let src_root = if !tops.is_empty()
-        && !workdir.join(&tops[0]).exists()
-        && workdir.join("src").join(&tops[0]).exists()
-    {
-        "src"
-    } else {
-        "."
-    };
+    let src_root = source_root(&walk_rel(&installed.package), workdir);
     let mut launch = installed.launch.clone();
     launch
         .env
@@ -518,6 +510,23 @@ fn copy_sources(from: &Path, to: &Path, skip: fn(&str) -> bool) -> Result<(), Py
     Ok(())
 }
 
+/// Where a project keeps the modules its install holds: `src` when they are there and not at
+/// the top (the "src layout"), else `.`. The server's module path starts there, so that the
+/// workspace's copy is what runs.
+fn source_root(tops: &[String], workdir: &Path) -> &'static str {
+    let modules: Vec<&String> = tops
+        .iter()
+        .filter(|t| !t.starts_with('.') && !t.ends_with(".dist-info"))
+        .collect();
+    let in_src = |t: &&String| workdir.join("src").join(t.as_str()).exists();
+    let at_top = |t: &&String| workdir.join(t.as_str()).exists();
+    if !modules.is_empty() && modules.iter().all(in_src) && !modules.iter().any(at_top) {
+        "src"
+    } else {
+        "."
+    }
+}
+
 /// The top-level entries of an install's package folder.
 fn walk_rel(package: &Path) -> Vec<String> {
     let mut tops: Vec<String> = fs::read_dir(package)
@@ -556,6 +565,16 @@ mod tests {
                 "{bad}: {err}"
             );
         }
+    }
+
+    #[test]
+    fn a_src_layout_puts_src_first_on_the_module_path() {
+        let work = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(work.path().join("src/tinysrv")).unwrap();
+        let tops = [".venv".to_string(), "tinysrv".to_string()];
+        assert_eq!(source_root(&tops, work.path()), "src");
+        std::fs::create_dir_all(work.path().join("flat")).unwrap();
+        assert_eq!(source_root(&["flat".to_string()], work.path()), ".");
     }
 
     #[test]
