@@ -146,6 +146,21 @@ pub struct SchemaSite {
     /// How this file spells zod (`z`, `zod_1.z`, `import_v4.z`), read off an existing parameter.
     pub zod: Option<String>,
     pub params: Vec<ParamSite>,
+    /// How a Python tool writes its parameters; None in JavaScript and TypeScript.
+    pub python: Option<PyParams>,
+}
+
+/// The ways a Python server writes a tool's parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PyParams {
+    /// A function signature with type hints (FastMCP): `object` is the `parameters` node,
+    /// each entry a parameter.
+    Signature,
+    /// A pydantic model's annotated fields: `object` is the class body, each entry a field.
+    Model,
+    /// A JSON schema written as a dict literal (`inputSchema={...}`): `object` is the
+    /// `properties` dict, as for `json`.
+    Dict,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -136,6 +136,9 @@ pub struct FileFacts {
 
 /// Reads the facts of one parsed file.
 pub fn read(tree: &Tree, src: &str, rel: &str, lang: Lang) -> FileFacts {
+    if lang == Lang::Python {
+        return super::python::read(tree, src, rel);
+    }
     let q = lang.queries();
     let root = tree.root_node();
     let mut reader = Reader {
@@ -178,6 +181,10 @@ pub fn read(tree: &Tree, src: &str, rel: &str, lang: Lang) -> FileFacts {
             QueryKind::Dispatch => reader.dispatch(m),
             QueryKind::Declarations => reader.declaration(m),
             QueryKind::Classes => reader.class(m.node("class"), m.node("body")),
+            QueryKind::PyDecorated
+            | QueryKind::PyCalls
+            | QueryKind::PyDispatch
+            | QueryKind::PyDeclarations => {}
             QueryKind::Enums => {
                 let (e, member, value) = (m.node("enum"), m.node("member"), m.node("value"));
                 if let Some(v) = syntax::string_value(value, src) {

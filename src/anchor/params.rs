@@ -123,6 +123,7 @@ fn read_object_schema(object: Node, src: &str, rel: &str) -> Schema {
         json_root: json.then(|| span(object, rel)),
         zod: None,
         params: Vec::new(),
+        python: None,
     };
     if let Some(props) = get("properties") {
         let required = get("required")

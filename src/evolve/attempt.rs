@@ -64,7 +64,7 @@ impl Proven {
                     .generated
                     .iter()
                     .filter(|g| g.verdict == crate::validate::Verdict::Passed)
-                    .filter(|g| super::generated::exercises(&g.test, &owned))
+                    .filter(|g| g.test.exercises(&owned))
                     .map(|g| g.test.tool.as_str())
                     .collect();
                 (
@@ -165,6 +165,7 @@ impl Round<'_> {
                     return Ok(RoundEnd::Made(Box::new(made)));
                 }
                 Err(error) => {
+                    tracing::debug!(%error, "attempt rejected");
                     self.ws.restore(&head)?;
                     let hunks = proposals.iter().flat_map(|p| p.hunks.clone()).collect();
                     let first = proposals.first();

@@ -13,6 +13,9 @@ pub struct NewParam {
     pub description: &'static str,
     /// Statements run after the handler: `input.<name>` is the value, `result` the answer.
     pub after: &'static str,
+    /// The same in Python (`python::wrap`): `arguments` holds the call's arguments, `result`
+    /// the answer, and `rework(result, cut)` cuts each of its text parts.
+    pub after_py: &'static str,
     pub effect: fn(tool: &str, param: &str) -> Effect,
 }
 
@@ -33,12 +36,28 @@ macro_rules! reworks_text {
     };
 }
 
+/// The same in Python: cuts every text part of `result` with `cut(text)`.
+macro_rules! reworks_text_py {
+    ($param:literal, $cut:literal) => {
+        concat!(
+            "limit = arguments.get(\"",
+            $param,
+            "\")\n",
+            "if isinstance(limit, int) and not isinstance(limit, bool) and limit > 0:\n",
+            "    result = rework(result, lambda text: ",
+            $cut,
+            ")"
+        )
+    };
+}
+
 pub const NEW_PARAMS: &[NewParam] = &[
     NewParam {
         name: "max_chars",
         ty: "integer",
         description: "Cut each text part of the result to at most this many characters. Leave it out for the full text.",
         after: reworks_text!("max_chars", "Array.from(text).slice(0, limit).join(\"\")"),
+        after_py: reworks_text_py!("max_chars", "text[:limit]"),
         effect: |tool, param| Effect::TruncateChars {
             tool: tool.into(),
             param: param.into(),
@@ -52,12 +71,28 @@ pub const NEW_PARAMS: &[NewParam] = &[
             "max_lines",
             "text.split(\"\\n\").slice(0, limit).join(\"\\n\")"
         ),
+        after_py: reworks_text_py!("max_lines", "\"\\n\".join(text.split(\"\\n\")[:limit])"),
         effect: |tool, param| Effect::TruncateLines {
             tool: tool.into(),
             param: param.into(),
         },
     },
 ];
+
+/// [`around_params`] for a handler in Python (`python`) or JavaScript.
+pub fn around_params_in(python: bool, params: &[&NewParam]) -> Around {
+    if !python {
+        return around_params(params);
+    }
+    Around {
+        before: String::new(),
+        after: params
+            .iter()
+            .map(|p| p.after_py)
+            .collect::<Vec<_>>()
+            .join("\n"),
+    }
+}
 
 /// Code that runs the after-steps of several new parameters in one wrapper, each in its own
 /// block so that their names do not clash.
@@ -129,6 +164,39 @@ impl Bound {
         Around {
             before: format!(
                 "{{\nconst value = input[{key}];\nif ({test}) {{\nreturn {{ content: [{{ type: \"text\", text: {message} }}], isError: true }};\n}}\n}}"
+            ),
+            after: String::new(),
+        }
+    }
+
+    /// [`Bound::enforce`] for a handler in Python (`python`): the call is refused by raising,
+    /// which the SDK answers as an error result.
+    pub fn enforce_in(self, python: bool, param: &str) -> Around {
+        if !python {
+            return self.enforce(param);
+        }
+        let key = serde_json::to_string(param).expect("a string serializes");
+        let (test, words) = match self {
+            Bound::MaxLength(n) => (
+                format!("isinstance(value, str) and len(value) > {n}"),
+                format!("at most {n} characters"),
+            ),
+            Bound::Maximum(n) => (
+                format!(
+                    "isinstance(value, (int, float)) and not isinstance(value, bool) and value > {n}"
+                ),
+                format!("at most {n}"),
+            ),
+            Bound::MaxItems(n) => (
+                format!("isinstance(value, list) and len(value) > {n}"),
+                format!("at most {n} items"),
+            ),
+        };
+        let message =
+            serde_json::to_string(&format!("`{param}` must be {words}.")).expect("serializes");
+        Around {
+            before: format!(
+                "value = arguments.get({key})\nif {test}:\n    raise ValueError({message})"
             ),
             after: String::new(),
         }

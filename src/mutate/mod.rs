@@ -4,6 +4,7 @@
 //! [`crate::hunks`]. Everything after the proposal (check, validate, commit) is shared.
 
 pub mod behaviours;
+pub mod python;
 pub mod reply;
 pub mod rules;
 pub mod snippets;
@@ -57,6 +58,10 @@ pub struct Context<'a> {
 pub enum MutateError {
     #[error("operator {operator} does not apply to this server: {why}")]
     NotApplicable { operator: OperatorId, why: String },
+    #[error("the {0} file does not parse")]
+    DoesNotParse(&'static str),
+    #[error("{0}")]
+    Unregistrable(&'static str),
     #[error("the handler of `{tool}` cannot be wrapped: {why}")]
     Unwrappable { tool: String, why: &'static str },
     #[error("operator {0} is not known to the rules backend")]

@@ -8,7 +8,8 @@
 
 use std::path::Path;
 
-use super::behaviours::{Bound, NEW_PARAMS, NewParam, around_params};
+use super::behaviours::{Bound, NEW_PARAMS, NewParam, around_params_in};
+use super::python::{self, is_python};
 use super::splice::{Edits, append_entry, indent_at, item_range, js_string, statement_range};
 use super::words::{self, VARIANTS};
 use super::{Context, MutateError, Proposal, Rng, unroute, wrap};
@@ -52,7 +53,7 @@ pub fn applies(op: Builtin, tool: &Tool, all: &[Tool]) -> Result<(), &'static st
             Ok(())
         }
         ToolReplacement => {
-            if s.name.is_none() {
+            if s.name.is_none() && !python::names_by_registration(tool) {
                 return Err("its name is not written in its definition");
             }
             Ok(())
@@ -74,7 +75,9 @@ pub fn applies(op: Builtin, tool: &Tool, all: &[Tool]) -> Result<(), &'static st
                 return Err("it already has every parameter the rules can add");
             }
             match schema {
-                Some(sc) if sc.json || sc.zod.is_some() => Ok(()),
+                Some(sc) if sc.json || sc.zod.is_some() || sc.python.is_some() => {
+                    wrap::wrappable_here(tool)
+                }
                 Some(_) => Err("its zod shape has no parameter that shows how the file spells zod"),
                 None => Err("its input schema is not written out literally"),
             }
@@ -126,6 +129,10 @@ fn copyable(tool: &Tool) -> Result<(), &'static str> {
         .registration
         .as_ref()
         .ok_or("no registration site to copy was found")?;
+    // A decorated Python function takes a second decorator naming the alias.
+    if python::names_by_registration(tool) && reg.file.ends_with(".py") {
+        return Ok(());
+    }
     let name = s
         .name
         .as_ref()
@@ -149,6 +156,7 @@ fn optional_params(tool: &Tool) -> Vec<&ParamSite> {
         .params
         .iter()
         .filter(|p| tool.params.iter().any(|q| q.name == p.name && !q.required))
+        .filter(|p| !is_python(&p.entry.file) || python::prunable(schema))
         .collect()
 }
 
@@ -190,7 +198,7 @@ fn constrainable(tool: &Tool) -> Result<(&ParamSite, Bound), &'static str> {
         let Some(bound) = Bound::for_type(ty).filter(|_| schema.json || ty != "integer") else {
             continue;
         };
-        if schema.json || site.base.is_some() {
+        if schema.json || site.base.is_some() || schema.python.is_some() {
             return Ok((site, bound));
         }
     }
@@ -394,6 +402,11 @@ impl Draft<'_> {
             .rng
             .pick(&optional_params(tool))
             .expect("applies() checked");
+        let schema = tool.sites.schema.as_ref().expect("applies() checked");
+        if schema.python == Some(crate::inventory::PyParams::Signature) {
+            python::prune_signature_param(&mut self.e, self.root, site)?;
+            return Ok(site.name.clone());
+        }
         let (start, end) = item_range(self.e.text(self.root, &site.entry.file)?, &site.entry);
         self.e
             .replace(self.root, &with_bytes(&site.entry, start, end), "")?;
@@ -411,18 +424,29 @@ impl Draft<'_> {
 
     /// Renames a tool where it is defined and wherever calls are routed by its name.
     fn rename(&mut self, tool: &Tool, new: &str) -> Result<(), MutateError> {
-        let name = tool
-            .sites
-            .name
-            .as_ref()
-            .expect("applies() checked the name site");
+        let Some(name) = tool.sites.name.as_ref() else {
+            // A Python function registered without `name=`: it is named now.
+            let reg = tool.sites.registration.as_ref().expect("applies() checked");
+            return python::add_keyword(&mut self.e, self.root, reg, "name", &python::string(new));
+        };
         self.e.replace(self.root, name, js_string(new))?;
         for d in &tool.sites.routes {
             if d.label.bytes != name.bytes || d.label.file != name.file {
                 self.e.replace(self.root, &d.label, js_string(new))?;
             }
         }
-        Ok(())
+        self.python_guards(tool, |names| {
+            names
+                .iter()
+                .map(|n| {
+                    if *n == tool.name {
+                        new.to_string()
+                    } else {
+                        n.clone()
+                    }
+                })
+                .collect()
+        })
     }
 
     /// Registers a copy of `tool` under a new name, routed to the same handler.
@@ -437,6 +461,9 @@ impl Draft<'_> {
         let description = format!("{}. {old}.", purpose.replace("{name}", &tool.name));
         let s = &tool.sites;
         let reg = s.registration.as_ref().expect("applies() checked");
+        if python::names_by_registration(tool) {
+            return self.add_python_alias(tool, reg, &new, &description);
+        }
         let name = s.name.as_ref().expect("applies() checked");
         let text = self.e.text(self.root, &reg.file)?.to_string();
         let region = &text[reg.bytes.0..reg.bytes.1];
@@ -483,7 +510,17 @@ impl Draft<'_> {
                 // Declared in another module: derive the copy inline where it is registered.
                 None => {
                     let (name_js, description_js) = (js_string(&new), js_string(&description));
-                    if let Some(constructor) = region
+                    if is_python(&reg.file) {
+                        let derived = python::derived_object(holder, &new, &description);
+                        match find_word(region, holder) {
+                            Some(at) => format!(
+                                "{}{derived}{}",
+                                &region[..at],
+                                &region[at + holder.len()..]
+                            ),
+                            None => derived,
+                        }
+                    } else if let Some(constructor) = region
                         .strip_prefix("new ")
                         .and_then(|r| r.split('(').next())
                     {
@@ -539,11 +576,73 @@ impl Draft<'_> {
         Ok(new)
     }
 
+    /// A decorated or `add_tool`-registered Python function registered a second time under
+    /// the alias, with its own description.
+    fn add_python_alias(
+        &mut self,
+        tool: &Tool,
+        reg: &Span,
+        new: &str,
+        description: &str,
+    ) -> Result<String, MutateError> {
+        let text = self.e.text(self.root, &reg.file)?.to_string();
+        let region = &text[reg.bytes.0..reg.bytes.1];
+        let copy = python::alias_registration(region, new, description).ok_or_else(|| {
+            MutateError::NotApplicable {
+                operator: crate::operators::Builtin::ToolAddition.into(),
+                why: "its registration could not be copied".into(),
+            }
+        })?;
+        let indent = indent_at(&text, reg.bytes.0).to_string();
+        self.e.insert(
+            self.root,
+            &reg.file,
+            reg.bytes.1,
+            format!("\n{indent}{copy}"),
+        )?;
+        self.added.push(new.to_string());
+        self.effects.push(Effect::Variant {
+            tool: new.to_string(),
+            source: tool.name.clone(),
+            max_chars: None,
+        });
+        Ok(new.to_string())
+    }
+
+    /// Keeps the guards of Python wrappers written in earlier rounds in step with a tool's
+    /// names, so that what they make its parameters do goes on acting.
+    fn python_guards(
+        &mut self,
+        tool: &Tool,
+        names: impl Fn(&[String]) -> Vec<String>,
+    ) -> Result<(), MutateError> {
+        match tool.handler.as_ref().filter(|h| is_python(&h.file)) {
+            Some(h) => {
+                python::wrap::guards_follow(&mut self.e, self.root, &h.file, &tool.name, names)
+            }
+            None => Ok(()),
+        }
+    }
+
     /// Routes calls for `new` to the handler of `tool`, beside its own name.
     fn route(&mut self, tool: &Tool, new: &str) -> Result<(), MutateError> {
+        self.python_guards(tool, |names| {
+            let mut out = names.to_vec();
+            out.push(new.to_string());
+            out
+        })?;
         for d in &tool.sites.routes {
             let text = self.e.text(self.root, &d.site.file)?.to_string();
             match d.kind {
+                RouteKind::Case if is_python(&d.site.file) => {
+                    // `case X:` also takes the alias: `case X | "new":`.
+                    self.e.insert(
+                        self.root,
+                        &d.label.file,
+                        d.label.bytes.1,
+                        python::case_alternative(new),
+                    )?;
+                }
                 RouteKind::Case => {
                     let indent = indent_at(&text, d.site.bytes.0).to_string();
                     self.e.insert(
@@ -560,8 +659,12 @@ impl Draft<'_> {
                         d.label.bytes.1 - d.site.bytes.0,
                     );
                     let other = format!("{}{}{}", &compare[..a], js_string(new), &compare[b..]);
-                    self.e
-                        .replace(self.root, &d.site, format!("({compare} || {other})"))?;
+                    let either = if is_python(&d.site.file) {
+                        python::compare_or(compare, &other)
+                    } else {
+                        format!("({compare} || {other})")
+                    };
+                    self.e.replace(self.root, &d.site, either)?;
                 }
                 RouteKind::MapEntry => {
                     let pair = &text[d.site.bytes.0..d.site.bytes.1];
@@ -602,9 +705,11 @@ impl Draft<'_> {
     fn add_params(&mut self, tool: &Tool, count: usize) -> Result<String, MutateError> {
         let chosen = self.new_params(tool, count);
         let schema = tool.sites.schema.as_ref().expect("applies() checked");
+        let python_schema = is_python(&schema.object.file);
         let entries: Vec<String> = chosen
             .iter()
             .map(|p| match &schema.zod {
+                _ if python_schema => python::new_param(schema, p),
                 Some(z) if !schema.json => format!(
                     "{}: {z}.number().int().min(1).optional().describe({})",
                     p.name,
@@ -618,11 +723,16 @@ impl Draft<'_> {
                 ),
             })
             .collect();
-        wrap::wrap(&mut self.e, self.root, tool, &around_params(&chosen))?;
-        let text = self.e.text(self.root, &schema.object.file)?.to_string();
-        let last = schema.params.last().map(|p| &p.entry);
-        let (at, new) = append_entry(&text, &schema.object, last, &entries.join(", "));
-        self.e.insert(self.root, &schema.object.file, at, new)?;
+        let around = around_params_in(wrap::is_python_handler(tool), &chosen);
+        wrap::wrap(&mut self.e, self.root, tool, &around)?;
+        if python_schema {
+            python::add_params(&mut self.e, self.root, schema, &entries)?;
+        } else {
+            let text = self.e.text(self.root, &schema.object.file)?.to_string();
+            let last = schema.params.last().map(|p| &p.entry);
+            let (at, new) = append_entry(&text, &schema.object, last, &entries.join(", "));
+            self.e.insert(self.root, &schema.object.file, at, new)?;
+        }
         self.effects
             .extend(chosen.iter().map(|p| (p.effect)(&tool.name, p.name)));
         Ok(chosen
@@ -654,8 +764,22 @@ impl Draft<'_> {
         bound: Bound,
     ) -> Result<bool, MutateError> {
         let json = tool.sites.schema.as_ref().is_some_and(|s| s.json);
-        if json {
+        if json && is_python(&site.value.file) {
+            let entry = python::property_entry(&bound.json());
+            self.insert_into_property(site, ConstraintMutation, &entry)?;
+        } else if json {
             self.insert_into_property(site, ConstraintMutation, &format!(" {},", bound.json()))?;
+        } else if is_python(&site.entry.file) {
+            let (keyword, n) = python::bound_keyword(bound);
+            let value = n.to_string();
+            python::field_keyword(
+                &mut self.e,
+                self.root,
+                site,
+                keyword,
+                &value,
+                ConstraintMutation,
+            )?;
         } else {
             let base = site.base.as_ref().expect("constrainable() checked");
             self.e
@@ -664,7 +788,8 @@ impl Draft<'_> {
         if wrap::wrappable(self.root, tool).is_err() {
             return Ok(false);
         }
-        wrap::wrap(&mut self.e, self.root, tool, &bound.enforce(&site.name))?;
+        let around = bound.enforce_in(wrap::is_python_handler(tool), &site.name);
+        wrap::wrap(&mut self.e, self.root, tool, &around)?;
         self.effects.push(Effect::Enforced {
             tool: tool.name.clone(),
             param: site.name.clone(),
@@ -704,6 +829,19 @@ impl Draft<'_> {
         let text = js_string(&words::param_description(param, self.rng.below(2)));
         match (&site.description, schema.json) {
             (Some(d), _) => self.e.replace(self.root, d, text)?,
+            (None, false) if is_python(&site.entry.file) => python::field_keyword(
+                &mut self.e,
+                self.root,
+                site,
+                "description",
+                &text,
+                ParameterDescriptionUpdate,
+            )?,
+            (None, true) if is_python(&site.value.file) => self.insert_into_property(
+                site,
+                ParameterDescriptionUpdate,
+                &format!(" {},", python::json_entry("description", &text)),
+            )?,
             (None, false) => self.e.insert(
                 self.root,
                 &site.value.file,
