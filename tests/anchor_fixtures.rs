@@ -227,7 +227,10 @@ fn helper_and_builder_registrations_are_anchored_with_the_sites_the_rules_edit()
             let s = &tool.sites;
             let name = snippet(s.name.as_ref().expect("name site"), &dir);
             assert_eq!(name, format!("\"{}\"", tool.name), "{what}");
-            let description = snippet(s.description.as_ref().expect("description site"), &dir);
+            let description = snippet(
+                &s.description.as_ref().expect("description site").span,
+                &dir,
+            );
             assert!(description.starts_with('"'), "{what}: {description}");
             let registration = snippet(s.registration.as_ref().expect("registration"), &dir);
             assert!(registration.starts_with(callee), "{what}: {registration}");

@@ -121,6 +121,8 @@ impl Round<'_> {
                 violations.join("; ")
             )
         })?;
+        crate::describe_check::check(&previous.tools, &live.tools, changes, op.builtin())
+            .map_err(|refused| refused.to_string())?;
         let change = validate::Change {
             previous: &previous.tools,
             current: &live.tools,

@@ -4,7 +4,9 @@
 //! [`crate::hunks`]. Everything after the proposal (check, validate, commit) is shared.
 
 pub mod behaviours;
+pub mod prose;
 pub mod reply;
+pub mod retext;
 pub mod rules;
 pub mod snippets;
 pub mod splice;

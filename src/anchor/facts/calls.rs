@@ -9,7 +9,11 @@ use super::{
 };
 use crate::anchor::params::{self, SchemaRef};
 use crate::anchor::syntax::{Expr, arguments, expr, object_entries, span, text, unwrap};
-use crate::inventory::Sites;
+use crate::anchor::text;
+use crate::inventory::{DescriptionForm, DescriptionSite, Sites};
+
+/// A tool configuration's description, input schema and output schema.
+type Fields = (Option<DescriptionSite>, SchemaRef, SchemaRef);
 
 /// Builder links that start a tool with its name: `server.tool("get_time")`.
 const NAME_LINKS: &[&str] = &[
@@ -68,8 +72,8 @@ impl<'t> Reader<'_, 't> {
             args.len()
         };
         let middle = &args[1..middle_end.max(1)];
-        let (mut description, mut schema) = (Expr::Unknown, SchemaRef::None);
-        let mut description_node = None;
+        let (mut schema, mut output) = (SchemaRef::None, SchemaRef::None);
+        let mut description = None;
         // `registerTool(name, config, cb)` and its relatives take a config object;
         // only the original `tool(name, ...)` spreads description and schema as arguments.
         if text(method, self.src) != "tool" {
@@ -83,20 +87,23 @@ impl<'t> Reader<'_, 't> {
                     _ => None,
                 });
             if let Some(config) = config {
-                (description, description_node, schema) = self.config_fields(config);
+                (description, schema, output) = self.config_fields(config);
             }
         } else {
             let mut rest = middle;
             if let Some(node) = rest.first() {
-                let d = expr(*node, self.src);
+                let d = text::read_description(*node, self.src, self.rel);
+                let named = matches!(d.form, DescriptionForm::Constant { .. });
+                let written = matches!(
+                    d.form,
+                    DescriptionForm::Literal
+                        | DescriptionForm::Template
+                        | DescriptionForm::Concat(_)
+                );
                 // `tool(name, X, cb)` with X a bare name: a description constant or a schema.
-                let ambiguous = matches!(d, Expr::Path(_)) && rest.len() == 1;
-                if matches!(d, Expr::Str(_))
-                    || (matches!(d, Expr::Path(_)) && rest.len() >= 2)
-                    || ambiguous
-                {
-                    description = d;
-                    description_node = Some(*node);
+                let ambiguous = named && rest.len() == 1;
+                if written || (named && rest.len() >= 2) || ambiguous {
+                    description = Some(d);
                     if !ambiguous {
                         rest = &rest[1..];
                     }
@@ -118,7 +125,7 @@ impl<'t> Reader<'_, 't> {
             CandidateKind::RegisterCall,
             definition,
             handler,
-            (description, description_node, schema),
+            (description, schema, output),
         );
     }
 
@@ -198,11 +205,11 @@ impl<'t> Reader<'_, 't> {
         };
         let handler = self.handler_ref(m.node("handler"));
         let fields = (
-            description.map_or(Expr::Unknown, |d| expr(d, self.src)),
-            description,
+            description.map(|d| text::read_description(d, self.src, self.rel)),
             schema.map_or(SchemaRef::None, |s| {
                 params::read_schema(s, self.src, self.rel)
             }),
+            SchemaRef::None,
         );
         let definition = span(links, self.rel);
         self.push_call(
@@ -215,18 +222,19 @@ impl<'t> Reader<'_, 't> {
         );
     }
 
-    /// The description (value and node) and the schema of a tool configuration object.
-    fn config_fields(&self, config: Node<'t>) -> (Expr, Option<Node<'t>>, SchemaRef) {
-        let (mut description, mut node, mut schema) = (Expr::Unknown, None, SchemaRef::None);
+    /// The description, the input schema and the output schema of a tool configuration.
+    fn config_fields(&self, config: Node<'t>) -> Fields {
+        let (mut description, mut schema, mut output) = (None, SchemaRef::None, SchemaRef::None);
         for (key, value, _) in object_entries(config, self.src) {
             if key == "description" {
-                description = expr(value, self.src);
-                node = Some(value);
+                description = Some(text::read_description(value, self.src, self.rel));
+            } else if key == "outputSchema" {
+                output = params::read_schema(value, self.src, self.rel);
             } else if SCHEMA_KEYS.contains(&key.as_str()) && schema == SchemaRef::None {
                 schema = params::read_schema(value, self.src, self.rel);
             }
         }
-        (description, node, schema)
+        (description, schema, output)
     }
 
     /// A candidate for a call that registers one tool, whose statement is its registration.
@@ -237,11 +245,11 @@ impl<'t> Reader<'_, 't> {
         kind: CandidateKind,
         definition: crate::inventory::Span,
         handler: Option<HandlerRef>,
-        (description, description_node, schema): (Expr, Option<Node<'t>>, SchemaRef),
+        (description, schema, output): Fields,
     ) {
         let sites = Sites {
             name: Some(span(name, self.rel)),
-            description: description_node.map(|d| span(unwrap(d), self.rel)),
+            description,
             registration: Some(span(statement_of(call), self.rel)),
             ..Sites::default()
         };
@@ -250,8 +258,8 @@ impl<'t> Reader<'_, 't> {
             kind,
             definition,
             handler,
-            description,
             schema,
+            output,
             holder: None,
             sites,
         });
