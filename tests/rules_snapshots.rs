@@ -70,7 +70,7 @@ fn every_operators_edits_on_every_fixture_match_their_snapshot() {
 
 /// The fixtures whose descriptions are written in every form: each description operator forced
 /// on each of their tools.
-const DESCRIPTION_FIXTURES: [&str; 1] = ["description-forms"];
+const DESCRIPTION_FIXTURES: [&str; 2] = ["description-forms", "builder-map"];
 
 /// The operators whose edits write descriptions (O3 and O7 write none).
 const DESCRIBING: [Builtin; 9] = [

@@ -247,6 +247,12 @@ fn link_tools(files: &[(String, FileFacts)], entry_file: Option<&str>) -> Vec<To
             let mut schema = names.schema(&c.schema, file);
             let mut sites = c.sites.clone();
             sites.holder = c.holder.clone();
+            // Named by its key in a tools map: the key is its name, the entry its registration.
+            if let Some(route) = keyed_in_map(c, files).and_then(|(d, _)| d.site.clone()) {
+                sites.name = Some(route.label.clone());
+                sites.registration = Some(route.site.clone());
+                sites.routes = vec![route];
+            }
             let (style, handler) = match own_handler {
                 h if c.kind == CandidateKind::Builder => (Style::Builder, h),
                 h if registered => (Style::Register, h),
@@ -331,7 +337,9 @@ fn choose_definitions<'f>(
     let mut loop_registration = false;
     for (rel, facts) in files {
         for c in &facts.candidates {
-            let Some(name) = names.resolve(&c.name, rel) else {
+            let keyed =
+                || keyed_in_map(c, files).and_then(|(d, file)| names.resolve(&d.name, file));
+            let Some(name) = names.resolve(&c.name, rel).or_else(keyed) else {
                 // `server.tool(t.name, ...)` inside a loop: the names are in the tool objects.
                 loop_registration |= c.kind == CandidateKind::RegisterCall;
                 continue;
@@ -346,6 +354,31 @@ fn choose_definitions<'f>(
         }
     }
     (best, loop_registration)
+}
+
+/// For a builder chain held in a variable with no name of its own, the tools-map entry that
+/// names it (`{ read_x: readX }`), with its file.
+fn keyed_in_map<'f>(
+    c: &Candidate,
+    files: &'f [(String, FileFacts)],
+) -> Option<(&'f Dispatch, &'f str)> {
+    let holder = c
+        .holder
+        .as_deref()
+        .filter(|_| c.kind == CandidateKind::Builder)?;
+    if c.name != Expr::Unknown {
+        return None;
+    }
+    files.iter().find_map(|(rel, facts)| {
+        facts
+            .dispatches
+            .iter()
+            .find(|d| {
+                d.kind == DispatchKind::MapKey
+                    && matches!(&d.handler, HandlerRef::Named(h) if h == holder)
+            })
+            .map(|d| (d, rel.as_str()))
+    })
 }
 
 /// Every dispatch whose name resolves, with that name. A call that passes a definition object

@@ -131,11 +131,20 @@ fn copyable(tool: &Tool) -> Result<(), &'static str> {
         .name
         .as_ref()
         .ok_or("its name is not written in its definition")?;
-    if contains(reg, name) || s.holder.is_some() {
-        Ok(())
-    } else {
-        Err("its name is not written where it is registered")
+    if !contains(reg, name) && s.holder.is_none() {
+        return Err("its name is not written where it is registered");
     }
+    // A copy of the registration alone would read the same description: the new tool would
+    // say nothing of being an alias, and repeat another tool's words.
+    if contains(reg, name)
+        && let Some(d) = &s.description
+        && !contains(reg, &d.span)
+    {
+        return Err(
+            "its description is not written where it is registered, so a copy would repeat it",
+        );
+    }
+    Ok(())
 }
 
 fn contains(outer: &Span, inner: &Span) -> bool {

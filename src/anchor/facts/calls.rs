@@ -174,14 +174,17 @@ impl<'t> Reader<'_, 't> {
     pub(super) fn builder_chain(&mut self, m: &Match<'_, 't>) {
         let (chain, links) = (m.node("chain"), m.node("links"));
         let (mut name, mut description, mut schema) = (None, None, None);
+        // The call the chain starts from, when it names a tool builder: `tool()`, `kit.tool()`.
+        let mut starts_a_tool = false;
         let mut link = Some(links);
         while let Some(call) = link.filter(|n| n.kind() == "call_expression") {
-            let Some(function) = call
-                .child_by_field_name("function")
-                .filter(|f| f.kind() == "member_expression")
-            else {
+            let Some(function) = call.child_by_field_name("function") else {
                 break;
             };
+            if function.kind() != "member_expression" {
+                starts_a_tool = NAME_LINKS.contains(&text(function, self.src));
+                break;
+            }
             let method = function
                 .child_by_field_name("property")
                 .map_or("", |p| text(p, self.src));
@@ -189,6 +192,9 @@ impl<'t> Reader<'_, 't> {
                 .child_by_field_name("arguments")
                 .map(arguments)
                 .unwrap_or_default();
+            if args.is_empty() && NAME_LINKS.contains(&method) {
+                starts_a_tool = true;
+            }
             if let [arg] = args[..] {
                 if NAME_LINKS.contains(&method) {
                     name = name.or(Some(arg));
@@ -200,10 +206,31 @@ impl<'t> Reader<'_, 't> {
             }
             link = function.child_by_field_name("object");
         }
+        let handler = self.handler_ref(m.node("handler"));
         let Some(name) = name.filter(|n| matches!(expr(*n, self.src), Expr::Str(_))) else {
+            // `const readX = tool().description("...").input({...}).handler(fn)`: no name in
+            // the chain; the key it is given in a tools map names it (see `link`).
+            let holder = self.holder(chain);
+            if starts_a_tool && (description.is_some() || schema.is_some()) && holder.is_some() {
+                self.facts.candidates.push(Candidate {
+                    name: Expr::Unknown,
+                    kind: CandidateKind::Builder,
+                    definition: span(links, self.rel),
+                    handler,
+                    schema: schema.map_or(SchemaRef::None, |s| {
+                        params::read_schema(s, self.src, self.rel)
+                    }),
+                    output: SchemaRef::None,
+                    holder,
+                    sites: Sites {
+                        description: description
+                            .map(|d| text::read_description(d, self.src, self.rel)),
+                        ..Sites::default()
+                    },
+                });
+            }
             return;
         };
-        let handler = self.handler_ref(m.node("handler"));
         let fields = (
             description.map(|d| text::read_description(d, self.src, self.rel)),
             schema.map_or(SchemaRef::None, |s| {
