@@ -10,20 +10,16 @@
 //!
 //! A measurement, not a test: its numbers are quoted in the README.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
+mod common;
 
-use mcpevol::catalog::Catalog;
-use mcpevol::evolve::{self, Options};
-use mcpevol::init::{InitOptions, init};
+use std::collections::{BTreeMap, BTreeSet};
+
 use mcpevol::schema::ChangeKind;
 use mcpevol::version_record::{self, RoundRecord};
 use mcpevol::workspace::Workspace;
 use serde_json::Value;
 
 const ROUNDS: u32 = 5;
-/// Servers evolved at once: most of a round is waiting on node.
-const PARALLEL: usize = 3;
 /// What a refusal by the description check starts with (`describe_check::Refused`).
 const REFUSED: &str = "the description check refuses";
 
@@ -61,61 +57,20 @@ fn main() -> anyhow::Result<()> {
         }
         None => 8,
     };
-    let catalog_path = match args.first() {
-        Some(a) if a.ends_with(".toml") => PathBuf::from(args.remove(0)),
-        _ => PathBuf::from("servers-npm/servers.toml"),
-    };
-    let seeds: Vec<u64> = if args.is_empty() {
-        vec![2026, 1, 2]
-    } else {
-        args.iter().map(|s| s.parse()).collect::<Result<_, _>>()?
-    };
-    let dir = catalog_path
-        .parent()
-        .unwrap_or(std::path::Path::new("."))
-        .to_path_buf();
-    let catalog = Catalog::load(&catalog_path)?;
-    let mut entries: Vec<&mcpevol::catalog::Entry> = Vec::new();
-    for e in &catalog.servers {
-        if !entries.iter().any(|x| x.package == e.package) {
-            entries.push(e);
-        }
-    }
+    let sweep = common::Sweep::from_args(args)?;
     let scratch = tempfile::tempdir()?;
-    let rt = tokio::runtime::Runtime::new()?;
     let mut rows: BTreeMap<String, Row> = BTreeMap::new();
     let mut pairs: Vec<Pair> = Vec::new();
     let started = std::time::Instant::now();
-    for seed in &seeds {
-        for chunk in entries.chunks(PARALLEL) {
-            let runs = chunk.iter().map(|entry| {
-                let work = scratch.path().join(format!("{}-{seed}", entry.id));
-                let source = entry.package_dir(&dir).to_string_lossy().into_owned();
-                let seed = *seed;
-                async move {
-                    let init_opts = InitOptions::new(Some(entry.launch_config()));
-                    let opts = Options::rules(ROUNDS, seed);
-                    let result = async {
-                        init(&source, &work, &init_opts)
-                            .await
-                            .map_err(|e| e.to_string())?;
-                        evolve::evolve(&work, &opts, |_| {})
-                            .await
-                            .map_err(|e| e.to_string())
-                    }
-                    .await;
-                    (entry.id.clone(), work, result.err())
-                }
-            });
-            for (id, work, error) in rt.block_on(futures::future::join_all(runs)) {
-                let row = rows.entry(id.clone()).or_default();
-                row.errors.extend(error);
-                if let Ok(ws) = Workspace::open(&work) {
-                    measure(&ws, &id, row, &mut pairs)?;
-                }
-            }
+    sweep.evolve_all(scratch.path(), ROUNDS, |id, _, work, result| {
+        let row = rows.entry(id.to_string()).or_default();
+        row.errors.extend(result.err());
+        if let Ok(ws) = Workspace::open(work) {
+            measure(&ws, id, row, &mut pairs)?;
         }
-    }
+        Ok(())
+    })?;
+    let seeds = &sweep.seeds;
     print_table(&rows, seeds.len());
     println!("{:.0} s", started.elapsed().as_secs_f64());
     print_pairs(&pairs, pairs_wanted);
