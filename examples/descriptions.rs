@@ -30,6 +30,8 @@ struct Row {
     added: usize,
     refused_attempts: usize,
     refused_descriptions: usize,
+    /// What the check said, per refused attempt.
+    reasons: Vec<String>,
     flags: Vec<String>,
     errors: Vec<String>,
 }
@@ -127,6 +129,7 @@ fn count_refusals(record: &RoundRecord, row: &mut Row) {
             .flat_map(|f| f.attempts.iter().map(|a| &a.reason)),
     );
     for reason in reasons.filter(|r| r.contains(REFUSED)) {
+        row.reasons.push(format!("{}: {reason}", record.version));
         row.refused_attempts += 1;
         row.refused_descriptions += reason.matches("; the description of").count() + 1;
     }
@@ -249,6 +252,9 @@ fn print_table(rows: &BTreeMap<String, Row>, seeds: usize) {
         );
         for f in &row.flags {
             println!("    flag: {f}");
+        }
+        for r in &row.reasons {
+            println!("    refused: {r}");
         }
         total.versions += row.versions;
         total.changed += row.changed;

@@ -107,10 +107,6 @@ pub fn check(
     changes: &[SchemaChange],
     operator: Option<Builtin>,
 ) -> Result<(), Refused> {
-    let before: BTreeMap<&str, &Value> = previous
-        .iter()
-        .filter_map(|t| Some((t["name"].as_str()?, t)))
-        .collect();
     let renamed: BTreeMap<&str, &str> = changes
         .iter()
         .filter(|c| c.kind == ChangeKind::ToolRenamed)
@@ -127,27 +123,41 @@ pub fn check(
             continue;
         };
         let was = renamed.get(name).copied().unwrap_or(name);
-        let old_tool = before.get(was).copied();
+        let old_tool = previous.iter().find(|t| t["name"] == was);
         let gone: Vec<&str> = removed
             .iter()
             .filter(|(t, _)| *t == was || *t == name)
             .map(|(_, p)| *p)
             .collect();
         let params_before = old_tool.map(param_names).unwrap_or_default();
-        let ctx = Judge {
+        let judge = Judge {
             tool: name,
             gone: &gone,
             params: &params_before,
             keeps: keeps_text(operator),
         };
-        let old = old_tool.and_then(|t| t["description"].as_str());
         let new = tool["description"].as_str();
-        let mut defects = match old_tool {
-            Some(_) if old == new => Vec::new(),
-            Some(_) => ctx.rewrite(old, new, 3),
-            None => new.map_or_else(Vec::new, |n| ctx.fresh(n, 3)),
+        // A new tool made from an old one (an alias) carries that one's text: its defects
+        // are not this change's.
+        let source = match old_tool {
+            Some(_) => None,
+            None => source_of(new, previous),
         };
-        if let Some(new) = new.filter(|_| old != new)
+        let mut defects = match old_tool {
+            Some(old) => {
+                let old = old["description"].as_str();
+                if old == new {
+                    Vec::new()
+                } else {
+                    judge.rewrite(old, new, 3)
+                }
+            }
+            None => new.map_or_else(Vec::new, |n| {
+                judge.fresh(n, 3, source.and_then(|s| s["description"].as_str()))
+            }),
+        };
+        let changed = old_tool.is_none_or(|old| old["description"].as_str() != new);
+        if let Some(new) = new.filter(|_| changed)
             && let Some(other) = duplicate_of(name, new, current, previous, was)
         {
             defects.push(Defect::Duplicate(other));
@@ -157,41 +167,70 @@ pub fn check(
             param: None,
             defect,
         }));
-        let props = |t: &Value| {
-            t["inputSchema"]["properties"]
-                .as_object()
-                .cloned()
-                .unwrap_or_default()
-        };
-        let old_props = old_tool.map(props).unwrap_or_default();
-        for (param, schema) in props(tool) {
-            let new = schema["description"].as_str();
-            let defects = match old_props.get(&param) {
-                Some(old) => {
-                    let old = old["description"].as_str();
-                    if old == new {
-                        continue;
-                    }
-                    // A parameter's description is kept by the tool-level operators too.
-                    Judge {
-                        keeps: ctx.keeps || keeps_params(operator),
-                        ..ctx
-                    }
-                    .rewrite(old, new, 2)
-                }
-                None => new.map_or_else(Vec::new, |n| ctx.fresh(n, 2)),
-            };
-            out.extend(defects.into_iter().map(|defect| Violation {
-                tool: name.to_string(),
-                param: Some(param.clone()),
-                defect,
-            }));
-        }
+        let keeps = judge.keeps || keeps_params(operator);
+        let params = Judge { keeps, ..judge };
+        out.extend(params.parameters(tool, old_tool.or(source), old_tool.is_none(), previous));
     }
     if out.is_empty() {
         Ok(())
     } else {
         Err(Refused(out))
+    }
+}
+
+fn properties(tool: &Value) -> serde_json::Map<String, Value> {
+    tool["inputSchema"]["properties"]
+        .as_object()
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// The previous tool whose description a new one holds (the longest such), if any.
+fn source_of<'a>(new: Option<&str>, previous: &'a [Value]) -> Option<&'a Value> {
+    let new = normal(new?);
+    previous
+        .iter()
+        .filter_map(|t| Some((t, normal(t["description"].as_str()?))))
+        .filter(|(_, d)| !d.is_empty() && new.contains(d.as_str()))
+        .max_by_key(|(_, d)| d.len())
+        .map(|(t, _)| t)
+}
+
+impl Judge<'_> {
+    /// The violations of one tool's parameter descriptions against `before` (the tool it was,
+    /// or, for a new tool, the one it was made from: `copied`).
+    fn parameters(
+        &self,
+        tool: &Value,
+        before: Option<&Value>,
+        copied: bool,
+        previous: &[Value],
+    ) -> Vec<Violation> {
+        let old_props = before.map(properties).unwrap_or_default();
+        let mut out = Vec::new();
+        for (param, schema) in properties(tool) {
+            let new = schema["description"].as_str();
+            let old = old_props.get(&param).map(|p| p["description"].as_str());
+            let defects = match old {
+                Some(old) if copied => new.map_or_else(Vec::new, |n| self.fresh(n, 2, old)),
+                Some(old) if old == new => continue,
+                Some(old) => self.rewrite(old, new, 2),
+                None => new.map_or_else(Vec::new, |n| {
+                    // The same text elsewhere before is a copy, not new writing.
+                    let elsewhere = previous
+                        .iter()
+                        .flat_map(|t| properties(t).into_values())
+                        .any(|p| p["description"].as_str() == Some(n));
+                    self.fresh(n, 2, elsewhere.then_some(n))
+                }),
+            };
+            out.extend(defects.into_iter().map(|defect| Violation {
+                tool: self.tool.to_string(),
+                param: Some(param.clone()),
+                defect,
+            }));
+        }
+        out
     }
 }
 
@@ -266,17 +305,19 @@ struct Judge<'a> {
 }
 
 impl Judge<'_> {
-    /// Defects of a description new in this round.
-    fn fresh(&self, new: &str, min_words: usize) -> Vec<Defect> {
+    /// Defects of a description new in this round; `source` is the text it was made from,
+    /// when it copies one (an alias's), whose own defects are not held against it.
+    fn fresh(&self, new: &str, min_words: usize, source: Option<&str>) -> Vec<Defect> {
         let mut out = Vec::new();
         if new.trim().is_empty() {
             out.push(Defect::Emptied);
             return out;
         }
-        if words_in(new) < min_words {
+        let source = source.unwrap_or("");
+        if words_in(new) < min_words && (source.is_empty() || words_in(new) < words_in(source)) {
             out.push(Defect::TooShort);
         }
-        out.extend(self.form("", new));
+        out.extend(self.form(source, new));
         out
     }
 

@@ -294,3 +294,20 @@ fn violations_read_as_one_sentence_each() {
         "the description of `web_search`.`query` lost `10`, which the original stated"
     );
 }
+
+#[test]
+fn an_alias_copies_its_originals_defects_without_being_refused_for_them() {
+    let odd = "Search, e.g., the web (beta .";
+    let previous = vec![tool("web_search", odd, query("Words; e.g., milk"))];
+    let mut current = previous.clone();
+    let alias = format!("Alias of `web_search`: it behaves exactly as `web_search` does. {odd}");
+    current.push(tool("web_search_alias", &alias, query("Words; e.g., milk")));
+    assert_eq!(
+        judged_lists(previous.clone(), current.clone(), Builtin::ToolAddition),
+        []
+    );
+    // Its own new words are still judged.
+    current[1]["description"] = json!(format!("{alias} It takes `query`,."));
+    let got = judged_lists(previous, current, Builtin::ToolAddition);
+    assert_eq!(got, [Defect::BrokenPunctuation(",.".into())]);
+}

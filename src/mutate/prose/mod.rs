@@ -263,21 +263,29 @@ impl<'r> Writer<'r> {
         };
         let req = show(&req, true);
         let opt = show(&opt, !long);
+        // Wordings that read as the whole list only when it is the whole list.
+        let complete = fresh.len() == facts.params.len();
         let mut options = Vec::new();
         if !long {
             let marked: Vec<String> = fresh
                 .iter()
                 .map(|(p, s)| marked(s, if p.required { "required" } else { "optional" }))
                 .collect();
-            options.push(format!("Parameters: {}.", marked.join(", ")));
+            options.push(if complete {
+                format!("Parameters: {}.", marked.join(", "))
+            } else {
+                format!("From its schema: {}.", marked.join("; "))
+            });
         }
         match (req.is_empty(), opt.is_empty()) {
             (false, false) => {
-                options.push(format!(
-                    "It takes {} and, optionally, {}.",
-                    and_list(&req),
-                    and_list(&opt)
-                ));
+                if complete {
+                    options.push(format!(
+                        "It takes {} and, optionally, {}.",
+                        and_list(&req),
+                        and_list(&opt)
+                    ));
+                }
                 options.push(format!(
                     "Required: {}. Optional: {}.",
                     req.join(", "),
@@ -285,15 +293,19 @@ impl<'r> Writer<'r> {
                 ));
             }
             (false, true) => {
-                options.push(format!("It takes {}.", and_list(&req)));
+                if complete {
+                    options.push(format!("It takes {}.", and_list(&req)));
+                }
                 options.push(format!("Required: {}.", req.join(", ")));
             }
             (true, false) => {
-                options.push(format!("Optional parameters: {}.", opt.join(", ")));
-                options.push(format!(
-                    "All its parameters are optional: {}.",
-                    opt.join(", ")
-                ));
+                options.push(format!("Optional: {}.", opt.join(", ")));
+                if complete {
+                    options.push(format!(
+                        "All its parameters are optional: {}.",
+                        opt.join(", ")
+                    ));
+                }
             }
             (true, true) => {}
         }

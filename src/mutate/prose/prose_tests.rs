@@ -145,3 +145,24 @@ fn every_wording_passes_the_description_check() {
         assert_eq!(judged, Ok(()), "seed {seed}: {new}");
     }
 }
+
+/// A list of some of the parameters never reads as the whole list.
+#[test]
+fn a_partial_parameter_list_is_not_worded_as_the_whole() {
+    let mut facts = forecast();
+    facts.description =
+        "Get today's forecast for a `city`, in `units` (`metric` or `imperial`).".into();
+    facts.returns = Returns::default();
+    facts.related.clear();
+    for seed in 0..30 {
+        for s in sentences(&facts, seed, 1) {
+            assert!(
+                !s.starts_with("It takes")
+                    && !s.starts_with("All its")
+                    && !s.starts_with("Parameters:"),
+                "{s}"
+            );
+            assert!(s.contains("`days`") && !s.contains("`city`"), "{s}");
+        }
+    }
+}
