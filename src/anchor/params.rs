@@ -379,40 +379,14 @@ fn zod_param(
             .map(|p| text(p, src))
             .unwrap_or("");
         let receiver = function.child_by_field_name("object").map(unwrap);
-        let shape = &mut param.shape;
-        let first = args.first().copied();
-        match method {
-            "describe" if site.description.is_none() => {
-                if let Some(a) = first {
-                    let d = text::read_description(a, src, rel);
-                    param.description = d.text.clone();
-                    site.description = Some(d);
-                }
-            }
-            m if OPTIONAL_METHODS.contains(&m) => {
-                param.required = false;
-                if m == "default" && shape.default.is_none() {
-                    shape.default = first.and_then(|a| literal(a, src));
-                }
-            }
-            "min" | "gte" | "nonempty" | "length" if shape.min.is_none() => {
-                shape.min = first.and_then(|a| number(a, src));
-                if method == "nonempty" {
-                    shape.min = Some("1".into());
-                }
-            }
-            "nonnegative" if shape.min.is_none() => shape.min = Some("0".into()),
-            _ => {}
-        }
-        if matches!(method, "max" | "lte" | "length") && shape.max.is_none() {
-            shape.max = first.and_then(|a| number(a, src));
-        }
-        if method == "int" {
-            shape.integer = true;
-        }
-        if let Some((_, word)) = FORMATS.iter().find(|(m, _)| *m == method) {
-            shape.format = Some(word.to_string());
-        }
+        read_link(
+            method,
+            args.first().copied(),
+            &mut param,
+            &mut site,
+            src,
+            rel,
+        );
         match receiver {
             Some(r) if r.kind() == "call_expression" => node = r,
             // The innermost call, on `z` or `zod_1.z`, names the type.
@@ -426,6 +400,51 @@ fn zod_param(
         }
     }
     (param, site, zod)
+}
+
+/// What one link of a zod chain says about its parameter: its description, that it is
+/// optional (and its default), its bounds, that it is an integer, its format.
+fn read_link(
+    method: &str,
+    first: Option<Node>,
+    param: &mut Param,
+    site: &mut ParamSite,
+    src: &str,
+    rel: &str,
+) {
+    let shape = &mut param.shape;
+    match method {
+        "describe" if site.description.is_none() => {
+            if let Some(a) = first {
+                let d = text::read_description(a, src, rel);
+                param.description = d.text.clone();
+                site.description = Some(d);
+            }
+        }
+        m if OPTIONAL_METHODS.contains(&m) => {
+            param.required = false;
+            if m == "default" && shape.default.is_none() {
+                shape.default = first.and_then(|a| literal(a, src));
+            }
+        }
+        "min" | "gte" | "nonempty" | "length" if shape.min.is_none() => {
+            shape.min = first.and_then(|a| number(a, src));
+            if method == "nonempty" {
+                shape.min = Some("1".into());
+            }
+        }
+        "nonnegative" if shape.min.is_none() => shape.min = Some("0".into()),
+        _ => {}
+    }
+    if matches!(method, "max" | "lte" | "length") && shape.max.is_none() {
+        shape.max = first.and_then(|a| number(a, src));
+    }
+    if method == "int" {
+        shape.integer = true;
+    }
+    if let Some((_, word)) = FORMATS.iter().find(|(m, _)| *m == method) {
+        shape.format = Some(word.to_string());
+    }
 }
 
 /// What the type call itself says: an enum's values, an array's items, an object's keys.

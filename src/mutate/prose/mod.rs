@@ -224,27 +224,7 @@ impl<'r> Writer<'r> {
     }
 
     fn params_sentence(&mut self, facts: &ToolFacts) -> Option<String> {
-        let said = &facts.description;
-        let fresh: Vec<(&ParamFacts, String)> = facts
-            .params
-            .iter()
-            .filter_map(|p| {
-                let details = details(p);
-                // A parameter the description names is news only for values it does not give.
-                let s = &p.shape;
-                let values = s
-                    .min
-                    .iter()
-                    .chain(&s.max)
-                    .chain(&s.default)
-                    .chain(&s.values);
-                let stated = values.clone().all(|v| mentions(said, v));
-                if mentions(said, &p.name) && stated {
-                    return None;
-                }
-                Some((p, phrase(p, &details)))
-            })
-            .collect();
+        let fresh = news_of_params(facts);
         if fresh.is_empty() {
             return None;
         }
@@ -383,6 +363,30 @@ impl<'r> Writer<'r> {
             format!("A related tool is `{}` ({lower}).", r.name),
         ]))
     }
+}
+
+/// The parameters a sentence can say something new about, with their phrases: those the
+/// description does not name, and those it names without the values their schema gives.
+fn news_of_params(facts: &ToolFacts) -> Vec<(&ParamFacts, String)> {
+    let said = &facts.description;
+    facts
+        .params
+        .iter()
+        .filter_map(|p| {
+            let s = &p.shape;
+            let values = s
+                .min
+                .iter()
+                .chain(&s.max)
+                .chain(&s.default)
+                .chain(&s.values);
+            let stated = values.clone().all(|v| mentions(said, v));
+            if mentions(said, &p.name) && stated {
+                return None;
+            }
+            Some((p, phrase(p, &details(p))))
+        })
+        .collect()
 }
 
 #[cfg(test)]
