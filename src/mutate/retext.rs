@@ -208,6 +208,73 @@ mod tests {
         assert_eq!(changed("\n  Foo", "\n  Hi.\n\n  Foo"), (0, 0, "\n  Hi.\n"));
     }
 
+    /// The description of `x({ description: ... })` in `src`, read from a file under `root`.
+    fn site_in(root: &Path, src: &str) -> DescriptionSite {
+        std::fs::write(root.join("a.js"), src).unwrap();
+        let tree = crate::anchor::parse(src, crate::anchor::grammar::Lang::JavaScript).unwrap();
+        let mut stack = vec![tree.root_node()];
+        while let Some(node) = stack.pop() {
+            if node.kind() == "pair" {
+                let value = node.child_by_field_name("value").unwrap();
+                return crate::anchor::text::read_description(value, src, "a.js");
+            }
+            let mut cursor = node.walk();
+            stack.extend(node.children(&mut cursor));
+        }
+        panic!("no pair in {src}")
+    }
+
+    /// Every form, appended to and prepended to: the edited source reads back as the new text,
+    /// in the same form, and only the expression changed.
+    #[test]
+    fn an_edited_description_reads_back_as_the_new_text_in_its_form() {
+        let dir = tempfile::tempdir().unwrap();
+        let sources = [
+            r#"x({ description: "Say \"hi\"\n\u00e9t\u00e9 ok" });"#,
+            r#"x({ description: 'It\'s one line' });"#,
+            "x({ description: `Two\n  lines with \\\\ and \\` ticks\n  ` });",
+            r#"x({ description: "First. " +
+      'Second.' });"#,
+        ];
+        type Edit = Box<dyn Fn(&str) -> String>;
+        for src in sources {
+            for (new_of, how) in [
+                (
+                    Box::new(|old: &str| format!("{old} Added `x` \"y\" \\ z.")) as Edit,
+                    "append",
+                ),
+                (
+                    Box::new(|old: &str| format!("Lead ${{x}}\n{old}")),
+                    "prepend",
+                ),
+            ] {
+                let site = site_in(dir.path(), src);
+                let old = site.text.clone().unwrap();
+                let new = new_of(&old);
+                let mut edits = Edits::default();
+                let cuts = rewrite(&mut edits, dir.path(), &site, &new).unwrap();
+                let mut text = src.to_string();
+                let mut cuts = cuts;
+                cuts.sort_by_key(|(at, _)| std::cmp::Reverse(at.bytes.0));
+                for (at, with) in cuts {
+                    assert!(site.span.bytes.0 <= at.bytes.0 && at.bytes.1 <= site.span.bytes.1);
+                    text.replace_range(at.bytes.0..at.bytes.1, &with);
+                }
+                let again = site_in(dir.path(), &text);
+                assert_eq!(
+                    again.text.as_deref(),
+                    Some(new.as_str()),
+                    "{how} on {src}: {text}"
+                );
+                assert_eq!(
+                    std::mem::discriminant(&again.form),
+                    std::mem::discriminant(&site.form),
+                    "{how} on {src}: {text}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn escapes_follow_the_quote() {
         assert_eq!(escaped("a\n`b` ${c} \"d\"", '`'), "a\n\\`b\\` \\${c} \"d\"");
