@@ -48,6 +48,28 @@ fn workspace_of(
     work
 }
 
+/// The given-edits backend with one proposal.
+fn given(
+    operator: &str,
+    targets: &[&str],
+    added: &[&str],
+    summary: String,
+    hunks: Vec<Hunk>,
+    effects: Vec<Effect>,
+) -> Backend {
+    let names = |list: &[&str]| list.iter().map(|s| s.to_string()).collect();
+    Backend::Given {
+        proposal: Box::new(Proposal {
+            operator: operator.into(),
+            targets: names(targets),
+            added: names(added),
+            summary,
+            hunks,
+            effects,
+        }),
+    }
+}
+
 fn hunk(search: &str, replace: &str) -> Hunk {
     Hunk {
         file: FILE.into(),
@@ -269,17 +291,15 @@ fn each_operators_dishonest_change_is_rejected_with_its_reason_and_its_honest_ch
     let mut problems = Vec::new();
     for lie in lies() {
         let before = ws.head().unwrap();
-        let proposal = Proposal {
-            operator: lie.operator.into(),
-            targets: lie.targets.iter().map(|s| s.to_string()).collect(),
-            added: lie.added.iter().map(|s| s.to_string()).collect(),
-            summary: format!("a dishonest {}", lie.operator),
-            hunks: lie.hunks,
-            effects: lie.effects,
-        };
-        let given = Backend::Given {
-            proposal: Box::new(proposal),
-        };
+        let summary = format!("a dishonest {}", lie.operator);
+        let given = given(
+            lie.operator,
+            lie.targets,
+            lie.added,
+            summary,
+            lie.hunks,
+            lie.effects,
+        );
         let rounds = rt
             .block_on(evolve::evolve(&work, &options(given, &[]), |_| {}))
             .unwrap();
@@ -467,17 +487,8 @@ fn descriptions_lost_garbled_or_padded_are_refused_by_the_description_check() {
             .clone();
         let ws = Workspace::open(&work).unwrap();
         let before = ws.head().unwrap();
-        let proposal = Proposal {
-            operator: g.operator.into(),
-            targets: g.targets.iter().map(|s| s.to_string()).collect(),
-            added: g.added.iter().map(|s| s.to_string()).collect(),
-            summary: format!("a garbling {}", g.operator),
-            hunks: g.hunks,
-            effects: Vec::new(),
-        };
-        let given = Backend::Given {
-            proposal: Box::new(proposal),
-        };
+        let summary = format!("a garbling {}", g.operator);
+        let given = given(g.operator, g.targets, g.added, summary, g.hunks, Vec::new());
         let rounds = rt
             .block_on(evolve::evolve(&work, &options(given, &[]), |_| {}))
             .unwrap();
