@@ -7,12 +7,14 @@
 //! before/after pairs.
 //!
 //!     cargo run --example descriptions -- [CATALOG] [SEED...] [--pairs N]
+//!     cargo run --example descriptions -- --measure DIR   (workspaces `ID-SEED` made before)
 //!
 //! A measurement, not a test: its numbers are quoted in the README.
 
 mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
 
 use mcpevol::schema::ChangeKind;
 use mcpevol::version_record::{self, RoundRecord};
@@ -59,11 +61,35 @@ fn main() -> anyhow::Result<()> {
         }
         None => 8,
     };
-    let sweep = common::Sweep::from_args(args)?;
-    let scratch = tempfile::tempdir()?;
     let mut rows: BTreeMap<String, Row> = BTreeMap::new();
     let mut pairs: Vec<Pair> = Vec::new();
     let started = std::time::Instant::now();
+    // `--measure DIR`: read workspaces evolved before (folders named `ID-SEED`), evolve nothing.
+    if let Some(at) = args.iter().position(|a| a == "--measure") {
+        let dir = PathBuf::from(args.get(at + 1).cloned().unwrap_or_default());
+        let mut seeds = BTreeSet::new();
+        for entry in std::fs::read_dir(&dir)? {
+            let work = entry?.path();
+            let name = work
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
+            let Some((id, seed)) = name.rsplit_once('-') else {
+                continue;
+            };
+            let Ok(ws) = Workspace::open(&work) else {
+                continue;
+            };
+            seeds.insert(seed.to_string());
+            measure(&ws, id, rows.entry(id.to_string()).or_default(), &mut pairs)?;
+        }
+        print_table(&rows, seeds.len());
+        print_pairs(&pairs, pairs_wanted);
+        return Ok(());
+    }
+    let sweep = common::Sweep::from_args(args)?;
+    let scratch = tempfile::tempdir()?;
     sweep.evolve_all(scratch.path(), ROUNDS, |id, _, work, result| {
         let row = rows.entry(id.to_string()).or_default();
         row.errors.extend(result.err());
