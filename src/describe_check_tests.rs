@@ -311,3 +311,26 @@ fn an_alias_copies_its_originals_defects_without_being_refused_for_them() {
     let got = judged_lists(previous, current, Builtin::ToolAddition);
     assert_eq!(got, [Defect::BrokenPunctuation(",.".into())]);
 }
+
+/// Found on a held-out server: "max 512KB per request" states the unit against its number.
+#[test]
+fn a_unit_written_against_its_number_is_kept_by_an_added_sentence() {
+    let old = "Read a range of bytes (max 512KB per request).";
+    let previous = vec![tool("read_bytes", old, json!({}))];
+    let current = vec![tool(
+        "read_bytes",
+        &format!("{old} It answers with JSON text."),
+        json!({}),
+    )];
+    assert_eq!(
+        judged_lists(previous.clone(), current, Builtin::ToolDescriptionUpdate),
+        []
+    );
+    let current = vec![tool(
+        "read_bytes",
+        "Read a range of bytes (max 512 per request).",
+        json!({}),
+    )];
+    let got = judged_lists(previous, current, Builtin::ToolDescriptionUpdate);
+    assert!(got.contains(&Defect::LostFact("kb".into())), "{got:?}");
+}

@@ -45,12 +45,14 @@ pub(super) fn facts(text: &str, params: &[String]) -> BTreeSet<String> {
     out
 }
 
-/// Whether `text` still states `fact` (words as words, case aside for plain words).
+/// Whether `text` still states `fact` (words as words, case aside for plain words; a unit may
+/// be written against its number, as in "512KB").
 pub(super) fn holds(text: &str, fact: &str) -> bool {
     if fact.starts_with('`') {
         return text.contains(fact) || mentions(text, fact.trim_matches('`'));
     }
-    mentions(text, fact) || mentions(&text.to_lowercase(), &fact.to_lowercase())
+    let (text, fact) = (text.to_lowercase(), fact.to_lowercase());
+    mentions(&text, &fact) || (fact.chars().all(char::is_alphabetic) && text.contains(&fact))
 }
 
 /// Whether `text` names `word` as a word of its own.
