@@ -199,6 +199,8 @@ pub enum RejectionKind {
     Syntax,
     Server,
     Contract,
+    /// A description lost, garbled or padded (the description check).
+    Description,
     Test,
     GeneratedTest,
     Endpoint,

@@ -141,11 +141,11 @@ fn decorator_tools_take_names_descriptions_and_parameters_from_the_function() {
     assert_eq!(schema.python, Some(PyParams::Signature));
     let city = &schema.params[0];
     assert_eq!(
-        snippet(city.description.as_ref().unwrap(), &dir),
+        snippet(&city.description.as_ref().unwrap().span, &dir),
         "\"City name, e.g. paris\""
     );
     assert_eq!(
-        snippet(forecast.sites.description.as_ref().unwrap(), &dir),
+        snippet(&forecast.sites.description.as_ref().unwrap().span, &dir),
         "\"\"\"Get the forecast for a city.\"\"\""
     );
     assert_eq!(
@@ -167,7 +167,7 @@ fn decorator_tools_take_names_descriptions_and_parameters_from_the_function() {
         "\"shout\""
     );
     assert_eq!(
-        snippet(shout.sites.description.as_ref().unwrap(), &dir),
+        snippet(&shout.sites.description.as_ref().unwrap().span, &dir),
         "\"Upper-case a text\""
     );
     // A multi-line docstring reads as inspect.cleandoc gives it.

@@ -8,9 +8,11 @@ pub mod facts;
 pub mod files;
 pub mod grammar;
 pub mod link;
+pub mod literal;
 pub mod params;
 pub mod python;
 pub mod syntax;
+pub mod text;
 pub mod trees;
 
 use std::collections::HashMap;

@@ -33,6 +33,9 @@ pub enum AttemptError {
         operator: String,
         violations: Vec<String>,
     },
+    /// A description was lost, garbled or padded.
+    #[error(transparent)]
+    Description(#[from] crate::describe_check::Refused),
     /// A check of the oracle failed on the new version.
     #[error("test of `{tool}` failed: {reason}")]
     Test { tool: String, reason: String },
@@ -75,6 +78,7 @@ impl AttemptError {
             AttemptError::Syntax(_) => RejectionKind::Syntax,
             AttemptError::Server(_) | AttemptError::Previous(_) => RejectionKind::Server,
             AttemptError::Contract { .. } => RejectionKind::Contract,
+            AttemptError::Description(_) => RejectionKind::Description,
             AttemptError::Test { .. } => RejectionKind::Test,
             AttemptError::GeneratedTest { .. } => RejectionKind::GeneratedTest,
             AttemptError::Endpoint(_) => RejectionKind::Endpoint,

@@ -10,7 +10,10 @@ pub struct NewParam {
     pub name: &'static str,
     /// The JSON-schema type (zod: `z.number().int()`).
     pub ty: &'static str,
-    pub description: &'static str,
+    /// Wordings of its own description, one chosen by the seed.
+    pub descriptions: &'static [&'static str],
+    /// Wordings of what it does, for the tool's description.
+    pub tool_sentences: &'static [&'static str],
     /// Statements run after the handler: `input.<name>` is the value, `result` the answer.
     pub after: &'static str,
     /// The same in Python (`python::wrap`): `arguments` holds the call's arguments, `result`
@@ -55,7 +58,16 @@ pub const NEW_PARAMS: &[NewParam] = &[
     NewParam {
         name: "max_chars",
         ty: "integer",
-        description: "Cut each text part of the result to at most this many characters. Leave it out for the full text.",
+        descriptions: &[
+            "Cut each text part of the result to at most this many characters. Leave it out for the full text.",
+            "The most characters each text part of the result keeps; the rest is cut off. Without it, text is not cut.",
+            "How many characters of each text part of the result to keep; the rest is cut off. Leave it out for the whole text.",
+        ],
+        tool_sentences: &[
+            "Set `max_chars` to cut each text part of the result to that many characters.",
+            "`max_chars` cuts each text part of the result to at most that many characters.",
+            "With `max_chars`, each text part of the result is cut to that many characters.",
+        ],
         after: reworks_text!("max_chars", "Array.from(text).slice(0, limit).join(\"\")"),
         after_py: reworks_text_py!("max_chars", "text[:limit]"),
         effect: |tool, param| Effect::TruncateChars {
@@ -66,7 +78,16 @@ pub const NEW_PARAMS: &[NewParam] = &[
     NewParam {
         name: "max_lines",
         ty: "integer",
-        description: "Keep at most this many lines of each text part of the result. Leave it out for every line.",
+        descriptions: &[
+            "Keep at most this many lines of each text part of the result. Leave it out for every line.",
+            "The most lines each text part of the result keeps, from its start. Without it, every line is kept.",
+            "How many lines of each text part of the result to keep, from the top. Leave it out for all lines.",
+        ],
+        tool_sentences: &[
+            "Set `max_lines` to keep only that many lines of each text part of the result, from the top.",
+            "`max_lines` keeps at most that many lines of each text part of the result, from the top.",
+            "With `max_lines`, only the first lines of each text part of the result are kept, up to that many.",
+        ],
         after: reworks_text!(
             "max_lines",
             "text.split(\"\\n\").slice(0, limit).join(\"\\n\")"

@@ -170,10 +170,10 @@ impl<'s, 't> Reader<'s, 't> {
         let doc = function
             .child_by_field_name("body")
             .and_then(|b| docstring(b, self.src));
-        let (description_expr, description_site) = match (description, &doc) {
-            (Some(d), _) => (expr(d, self.src), Some(span(unwrap(d), self.rel))),
-            (None, Some((node, text))) => (Expr::Str(text.clone()), Some(span(*node, self.rel))),
-            (None, None) => (Expr::Unknown, None),
+        let description_site = match (description, &doc) {
+            (Some(d), _) => Some(syntax::description_site(d, self.src, self.rel)),
+            (None, Some((node, text))) => Some(syntax::docstring_site(*node, text, self.rel)),
+            (None, None) => None,
         };
         let schema = function
             .child_by_field_name("parameters")
@@ -185,8 +185,8 @@ impl<'s, 't> Reader<'s, 't> {
             kind: CandidateKind::RegisterCall,
             definition,
             handler: Some(HandlerRef::At(span(function, self.rel))),
-            description: description_expr,
             schema,
+            output: SchemaRef::None,
             holder: None,
             sites: Sites {
                 name: name_node.map(|n| span(unwrap(n), self.rel)),
@@ -254,8 +254,8 @@ impl<'s, 't> Reader<'s, 't> {
                 kind: CandidateKind::ToolObject { registered: false },
                 definition: span(element, self.rel),
                 handler: None,
-                description: Expr::Unknown,
                 schema: SchemaRef::None,
+                output: SchemaRef::None,
                 holder: None,
                 sites: Sites {
                     registration: Some(span(element, self.rel)),
@@ -347,12 +347,13 @@ impl<'s, 't> Reader<'s, 't> {
                     kind: CandidateKind::RegisterCall,
                     definition: span(call, self.rel),
                     handler: Some(HandlerRef::Named(bare)),
-                    description: description.map_or(Expr::Unknown, |d| expr(d, self.src)),
                     schema: SchemaRef::None,
+                    output: SchemaRef::None,
                     holder: None,
                     sites: Sites {
                         name: name.map(|n| span(unwrap(n), self.rel)),
-                        description: description.map(|d| span(unwrap(d), self.rel)),
+                        description: description
+                            .map(|d| syntax::description_site(d, self.src, self.rel)),
                         registration: Some(registration),
                         ..Sites::default()
                     },
@@ -393,12 +394,12 @@ impl<'s, 't> Reader<'s, 't> {
             kind: CandidateKind::ToolObject { registered: false },
             definition: span(call, self.rel),
             handler: None,
-            description: description.map_or(Expr::Unknown, |d| expr(d, self.src)),
             schema,
+            output: SchemaRef::None,
             holder: holder_statement.as_ref().map(|(h, _)| h.clone()),
             sites: Sites {
                 name: Some(span(unwrap(name_node), self.rel)),
-                description: description.map(|d| span(unwrap(d), self.rel)),
+                description: description.map(|d| syntax::description_site(d, self.src, self.rel)),
                 registration,
                 declaration: holder_statement.map(|(_, s)| span(s, self.rel)),
                 ..Sites::default()
@@ -437,12 +438,12 @@ impl<'s, 't> Reader<'s, 't> {
             kind: CandidateKind::ToolObject { registered: false },
             definition: span(call, self.rel),
             handler: None,
-            description: description.map_or(Expr::Unknown, |d| expr(d, self.src)),
+            output: SchemaRef::None,
             schema: SchemaRef::None,
             holder: None,
             sites: Sites {
                 name: Some(span(unwrap(name_node), self.rel)),
-                description: description.map(|d| span(unwrap(d), self.rel)),
+                description: description.map(|d| syntax::description_site(d, self.src, self.rel)),
                 registration: in_list.then(|| span(call, self.rel)),
                 extends: Some(last_segment(holder).to_string()),
                 ..Sites::default()

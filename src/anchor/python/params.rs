@@ -94,6 +94,7 @@ pub fn dict_schema(dict: Node, src: &str, rel: &str) -> Option<Schema> {
                 ty: None,
                 description: None,
                 required: required.contains(&name),
+                ..Param::default()
             };
             let mut description = None;
             if value.kind() == "dictionary" {
@@ -103,7 +104,7 @@ pub fn dict_schema(dict: Node, src: &str, rel: &str) -> Option<Schema> {
                         // An f-string description is still the place a new one goes.
                         "description" => {
                             param.description = string_value(v, src);
-                            description = Some(span(unwrap(v), rel));
+                            description = Some(super::syntax::description_site(v, src, rel));
                         }
                         "enum" if param.ty.is_none() => param.ty = Some("enum".into()),
                         _ => {}
@@ -250,12 +251,13 @@ fn field(
         ty: ty.and_then(|t| json_type(text(t, src))),
         description: description_node.and_then(|d| string_value(d, src)),
         required: !has_default,
+        ..Param::default()
     };
     let site = ParamSite {
         name,
         entry: span(entry, rel),
         value: span(ty.unwrap_or(entry), rel),
-        description: description_node.map(|d| span(unwrap(d), rel)),
+        description: description_node.map(|d| super::syntax::description_site(d, src, rel)),
         base: None,
         live_described: false,
     };

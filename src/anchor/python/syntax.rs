@@ -252,3 +252,61 @@ mod tests {
         );
     }
 }
+
+/// A Python description as a site mutators can edit. A plain one-line string literal (no prefix,
+/// not triple-quoted: its escapes are a JavaScript string's) is a `Literal`; a name is a constant
+/// (linking resolves it); other strings (docstrings, triple-quoted, prefixed) are read but
+/// opaque, as the rules do not yet rewrite them in their own form.
+pub fn description_site(node: Node, src: &str, rel: &str) -> crate::inventory::DescriptionSite {
+    use crate::inventory::{DescriptionForm, DescriptionSite};
+    let node = unwrap(node);
+    let span = crate::anchor::syntax::span(node, rel);
+    let raw = text(node, src);
+    if let Some(value) = string_value(node, src) {
+        let plain = (raw.starts_with('"') || raw.starts_with('\''))
+            && !raw.starts_with("\"\"\"")
+            && !raw.starts_with("\'\'\'")
+            && !raw.contains('\n');
+        let form = if plain && node.kind() == "string" {
+            DescriptionForm::Literal
+        } else {
+            DescriptionForm::Opaque(
+                "its Python description is not a plain one-line string, which the rules do not rewrite",
+            )
+        };
+        return DescriptionSite {
+            span,
+            form,
+            text: Some(value),
+        };
+    }
+    match expr(node, src) {
+        Expr::Path(name) => DescriptionSite {
+            span,
+            form: DescriptionForm::Constant {
+                name,
+                declared_at: None,
+                shared: false,
+            },
+            text: None,
+        },
+        _ => DescriptionSite {
+            span,
+            form: DescriptionForm::Opaque(
+                "its description is an expression anchoring does not read",
+            ),
+            text: None,
+        },
+    }
+}
+
+/// A docstring as a description site: read (as Python shows it, cleaned), never rewritten.
+pub fn docstring_site(node: Node, cleaned: &str, rel: &str) -> crate::inventory::DescriptionSite {
+    crate::inventory::DescriptionSite {
+        span: crate::anchor::syntax::span(node, rel),
+        form: crate::inventory::DescriptionForm::Opaque(
+            "its description is a docstring, which the rules do not rewrite",
+        ),
+        text: Some(cleaned.to_string()),
+    }
+}

@@ -140,20 +140,20 @@ pub fn json_entry(key: &str, value: &str) -> String {
 }
 
 /// The new optional parameter `p` as its schema writes it.
-pub fn new_param(schema: &SchemaSite, p: &NewParam) -> String {
+pub fn new_param(schema: &SchemaSite, p: &NewParam, description: &str) -> String {
     match schema.python {
         Some(PyParams::Dict) | None => json_entry(
             p.name,
             &format!(
                 "{{\"type\": {}, \"minimum\": 1, \"description\": {}}}",
                 string(p.ty),
-                string(p.description)
+                string(description)
             ),
         ),
         Some(PyParams::Signature) | Some(PyParams::Model) => format!(
             "{}: int | None = Field(default=None, ge=1, description={})",
             p.name,
-            string(p.description)
+            string(description)
         ),
     }
 }
