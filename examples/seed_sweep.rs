@@ -7,19 +7,16 @@
 //!
 //! A measurement, not a test: its numbers are quoted in the issue notes and README.
 
-use std::collections::BTreeMap;
-use std::path::PathBuf;
+mod common;
 
-use mcpevol::catalog::Catalog;
-use mcpevol::evolve::{self, Backend, EvolveOptions, RoundStatus};
-use mcpevol::init::{InitOptions, init};
+use std::collections::BTreeMap;
+
+use mcpevol::evolve::RoundStatus;
 use mcpevol::validate::Tally;
 use mcpevol::version_record;
 use mcpevol::workspace::Workspace;
 
 const ROUNDS: u32 = 5;
-/// Servers evolved at once: most of a round is waiting on node.
-const PARALLEL: usize = 3;
 
 #[derive(Default)]
 struct Row {
@@ -42,87 +39,45 @@ fn median(v: &mut [f64]) -> f64 {
 }
 
 fn main() -> anyhow::Result<()> {
-    let mut args: Vec<String> = std::env::args().skip(1).collect();
-    let catalog_path = match args.first() {
-        Some(a) if a.ends_with(".toml") => PathBuf::from(args.remove(0)),
-        _ => PathBuf::from("servers-npm/servers.toml"),
-    };
-    let seeds: Vec<u64> = if args.is_empty() {
-        vec![2026, 1, 2]
-    } else {
-        args.iter().map(|s| s.parse()).collect::<Result<_, _>>()?
-    };
-    let dir = catalog_path
-        .parent()
-        .unwrap_or(std::path::Path::new("."))
-        .to_path_buf();
-    let catalog = Catalog::load(&catalog_path)?;
-    let mut entries: Vec<&mcpevol::catalog::CatalogEntry> = Vec::new();
-    for e in &catalog.servers {
-        if !entries.iter().any(|x| x.package == e.package) {
-            entries.push(e);
-        }
-    }
+    let sweep = common::Sweep::from_args(std::env::args().skip(1).collect())?;
+    let seeds = &sweep.seeds;
     let scratch = tempfile::tempdir()?;
-    let rt = tokio::runtime::Runtime::new()?;
     let mut rows: BTreeMap<String, Row> = BTreeMap::new();
     let started = std::time::Instant::now();
-    for seed in &seeds {
-        for chunk in entries.chunks(PARALLEL) {
-            let runs = chunk.iter().map(|entry| {
-                let work = scratch.path().join(format!("{}-{seed}", entry.id));
-                let source = entry.package_dir(&dir).to_string_lossy().into_owned();
-                let seed = *seed;
-                async move {
-                    let init_opts = InitOptions::new(Some(entry.launch_config()));
-                    let opts = EvolveOptions::new(ROUNDS, seed);
-                    let result = async {
-                        init(&source, &work, &init_opts)
-                            .await
-                            .map_err(|e| e.to_string())?;
-                        evolve::evolve(&work, &Backend::Rules, &opts, |_| {})
-                            .await
-                            .map_err(|e| e.to_string())
-                    }
-                    .await;
-                    (entry.id.clone(), work, result)
+    sweep.evolve_all(scratch.path(), ROUNDS, |id, _, work, result| {
+        let row = rows.entry(id.to_string()).or_default();
+        match result {
+            Err(e) => row.errors.push(e),
+            Ok(rounds) => {
+                row.committed += rounds
+                    .iter()
+                    .filter(|r| r.status == RoundStatus::Committed)
+                    .count();
+                for r in rounds.iter().filter(|r| r.status == RoundStatus::Committed) {
+                    let t = &r.timings;
+                    row.overhead_ms
+                        .push(t.anchor_ms + t.mutate_ms + t.check_ms + t.commit_ms);
+                    row.server_ms.push(t.server_ms);
                 }
-            });
-            for (id, work, result) in rt.block_on(futures::future::join_all(runs)) {
-                let row = rows.entry(id).or_default();
-                match result {
-                    Err(e) => row.errors.push(e),
-                    Ok(rounds) => {
-                        row.committed += rounds
-                            .iter()
-                            .filter(|r| r.status == RoundStatus::Committed)
-                            .count();
-                        for r in rounds.iter().filter(|r| r.status == RoundStatus::Committed) {
-                            let t = &r.timings;
-                            row.overhead_ms
-                                .push(t.anchor_ms + t.mutate_ms + t.check_ms + t.commit_ms);
-                            row.server_ms.push(t.server_ms);
-                        }
-                        row.failed_tries += rounds
-                            .iter()
-                            .filter(|r| r.status == RoundStatus::Failed)
-                            .count();
-                        let ws = Workspace::open(&work)?;
-                        let versions = ws.versions()?;
-                        row.reached.push(versions.last().map_or(0, |v| v.number()));
-                        for v in versions.iter().skip(1) {
-                            if let Some(r) = version_record::read_round(&ws, v.tag)? {
-                                let t = r.tally();
-                                row.tally.passed += t.passed;
-                                row.tally.failed += t.failed;
-                                row.tally.unverifiable += t.unverifiable;
-                            }
-                        }
+                row.failed_tries += rounds
+                    .iter()
+                    .filter(|r| r.status == RoundStatus::Failed)
+                    .count();
+                let ws = Workspace::open(work)?;
+                let versions = ws.versions()?;
+                row.reached.push(versions.last().map_or(0, |v| v.number()));
+                for v in versions.iter().skip(1) {
+                    if let Some(r) = version_record::read_round(&ws, &v.tag)? {
+                        let t = r.tally();
+                        row.tally.passed += t.passed;
+                        row.tally.failed += t.failed;
+                        row.tally.unverifiable += t.unverifiable;
                     }
                 }
             }
         }
-    }
+        Ok(())
+    })?;
     println!(
         "{:<22} {:>10} {:>9} {:>12} {:>7} {:>13} {:>12} {:>10}",
         "server",

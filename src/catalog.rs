@@ -7,6 +7,10 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::server::LaunchConfig;
+use crate::workspace::pypi;
+
+/// Where a catalog's PyPI packages are installed, beside its `servers.toml`.
+pub const PYPI_INSTALLS: &str = "installed";
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct Catalog {
@@ -47,6 +51,28 @@ pub enum CatalogError {
 }
 
 impl Catalog {
+    /// Installs every PyPI package the catalog names under `installed/` beside it, skipping
+    /// those already there; returns each with whether it was installed now.
+    pub fn install_pypi(&self, catalog_dir: &Path) -> Result<Vec<(String, bool)>, pypi::PypiError> {
+        let cache = catalog_dir.join(PYPI_INSTALLS);
+        let mut done: Vec<(String, bool)> = Vec::new();
+        for entry in &self.servers {
+            let Some(spec) = entry.pypi_spec() else {
+                continue;
+            };
+            let spec = spec?;
+            if done.iter().any(|(p, _)| *p == entry.package) {
+                continue;
+            }
+            let fresh = !pypi::install_dir(&spec, &cache)
+                .join("launch.toml")
+                .is_file();
+            pypi::install_release(&spec, &cache)?;
+            done.push((entry.package.clone(), fresh));
+        }
+        Ok(done)
+    }
+
     pub fn load(path: &Path) -> Result<Catalog, CatalogError> {
         let text = std::fs::read_to_string(path).map_err(|source| CatalogError::Read {
             path: path.to_path_buf(),
@@ -60,9 +86,20 @@ impl Catalog {
 }
 
 impl CatalogEntry {
-    /// The installed package folder, given the folder that holds `servers.toml`.
+    /// The installed package folder, given the folder that holds `servers.toml`: under
+    /// `node_modules/` for an npm package, under `installed/pypi/` for `pypi:NAME==VERSION`.
     pub fn package_dir(&self, catalog_dir: &Path) -> PathBuf {
-        catalog_dir.join("node_modules").join(&self.package)
+        match self.pypi_spec() {
+            Some(Ok(spec)) => {
+                pypi::install_dir(&spec, &catalog_dir.join(PYPI_INSTALLS)).join("package")
+            }
+            _ => catalog_dir.join("node_modules").join(&self.package),
+        }
+    }
+
+    /// The PyPI release this entry runs, when `package` is `pypi:NAME==VERSION`.
+    pub fn pypi_spec(&self) -> Option<Result<pypi::PypiSpec, pypi::PypiError>> {
+        pypi::PypiSpec::parse(&self.package)
     }
 
     /// Launch settings; `{tmp}` stays in them and becomes a fresh folder at each start.

@@ -23,6 +23,10 @@ const MANAGED_FOLDERS: &[(&str, &str)] = &[
         "node_modules",
         "`node_modules/` holds installed dependencies, shared with other workspaces; change the package's own sources instead",
     ),
+    (
+        ".venv",
+        "`.venv/` is the Python environment, shared with other workspaces; change the package's own sources instead",
+    ),
 ];
 
 /// Files that decide what git records (an edit could make `node_modules/` part of a version).

@@ -112,11 +112,12 @@ pub fn export(
         let key = format!("{name}@{stage}");
         let folder = into.join(&key);
         write_tree(dir, &commit, &folder)?;
-        let modules = dir.join("node_modules");
-        if modules.is_dir() {
-            let target = modules.canonicalize().map_err(io(&modules))?;
-            std::os::unix::fs::symlink(&target, folder.join("node_modules"))
-                .map_err(io(&folder))?;
+        for linked in ["node_modules", crate::workspace::pypi::VENV_LINK] {
+            let installed = dir.join(linked);
+            if installed.is_dir() {
+                let target = installed.canonicalize().map_err(io(&installed))?;
+                std::os::unix::fs::symlink(&target, folder.join(linked)).map_err(io(&folder))?;
+            }
         }
         let tmp = into.join(TMP_DIR).join(&key);
         mcp.mcp_servers.insert(
@@ -154,13 +155,32 @@ fn entry(config: &LaunchConfig, folder: &Path, tmp: &Path) -> Result<McpServer, 
             }
         })
         .collect();
+    // A program in the package (`.venv/bin/python`) and its module path, made absolute.
+    let command = if config.command.contains('/') && Path::new(&config.command).is_relative() {
+        folder.join(&config.command).display().to_string()
+    } else {
+        config.command.clone()
+    };
+    let absolute_paths = |v: &str| {
+        v.split(':')
+            .map(|p| match p {
+                "" => String::new(),
+                p if Path::new(p).is_relative() => folder.join(p).display().to_string(),
+                p => p.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join(":")
+    };
     Ok(McpServer {
-        command: config.command.clone(),
+        command,
         args,
         env: config
             .env
             .iter()
-            .map(|(k, v)| (k.clone(), fill(v)))
+            .map(|(k, v)| match k.as_str() {
+                "PYTHONPATH" => (k.clone(), absolute_paths(&fill(v))),
+                _ => (k.clone(), fill(v)),
+            })
             .collect(),
         cwd: folder.display().to_string(),
     })

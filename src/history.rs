@@ -7,7 +7,7 @@ use serde::Serialize;
 use crate::llm::Usage;
 use crate::operators::OperatorId;
 use crate::schema::{self, Pattern, SchemaChange};
-use crate::validate::Tally;
+use crate::validate::{Proof, Tally};
 use crate::version_record::{self, RecordError, RoundRecord};
 use crate::workspace::{Version, VersionTag, Workspace};
 
@@ -21,6 +21,9 @@ pub struct Totals {
     /// Versions made by rounds (the original not counted).
     pub rounds: usize,
     pub tests: Tally,
+    /// Of those versions, the ones a passed check showed working, and the others.
+    pub proven: usize,
+    pub unproven: usize,
 }
 
 impl Totals {
@@ -32,6 +35,11 @@ impl Totals {
         {
             totals.rounds += 1;
             totals.tests = Tally::sum([totals.tests, r.tally()]);
+            if r.proof.is_proven() {
+                totals.proven += 1;
+            } else {
+                totals.unproven += 1;
+            }
         }
         totals
     }
@@ -74,6 +82,25 @@ pub struct LogEntry {
     /// Tokens of the round's model calls (LLM backends).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
+    /// Whether a passed check showed every change of the version.
+    #[serde(flatten)]
+    pub proof: Proof,
+    /// The changes the version is made of (one for a one-operator round), each with its
+    /// operator, targets, patterns and proof.
+    pub changes: Vec<LogChange>,
+}
+
+/// One change of a version as `log` shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct LogChange {
+    pub operator: OperatorId,
+    pub operator_name: String,
+    pub targets: Vec<String>,
+    pub added: Vec<String>,
+    pub summary: String,
+    pub patterns: Vec<Pattern>,
+    #[serde(flatten)]
+    pub proof: Proof,
 }
 
 /// One entry per version, oldest first.
@@ -91,6 +118,20 @@ pub fn log(ws: &Workspace) -> Result<Vec<LogEntry>, RecordError> {
             schema_changes: r.schema_changes,
             patterns: r.patterns,
             usage: r.usage,
+            proof: r.proof,
+            changes: r
+                .changes
+                .into_iter()
+                .map(|c| LogChange {
+                    operator: c.proposal.operator,
+                    operator_name: c.operator_name,
+                    targets: c.proposal.targets,
+                    added: c.proposal.added,
+                    summary: c.proposal.summary,
+                    patterns: c.patterns,
+                    proof: c.proof,
+                })
+                .collect(),
         })
         .collect())
 }

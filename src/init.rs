@@ -70,7 +70,7 @@ pub async fn init(source: &str, workdir: &Path, opts: &InitOptions) -> Result<Ve
 }
 
 async fn build(source: &str, workdir: &Path, opts: &InitOptions) -> Result<Version, InitError> {
-    workspace::materialize(&Source::parse(source), workdir)?;
+    workspace::materialize(&Source::parse(source)?, workdir)?;
     let mut config = match &opts.launch {
         Some(given) => given.clone(),
         None => LaunchConfig::for_package(workdir)?,

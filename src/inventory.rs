@@ -83,7 +83,7 @@ pub struct Tool {
     pub sites: Sites,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Param {
     pub name: String,
     /// `string`, `number`, `boolean`, `array`, `object`, `enum`, ... when it can be read.
@@ -91,6 +91,30 @@ pub struct Param {
     pub ty: Option<String>,
     pub description: Option<String>,
     pub required: bool,
+    /// Bounds, default, allowed values and format the schema declares: what a description may
+    /// say about the parameter. Not part of the JSON contract.
+    #[serde(skip)]
+    pub shape: ParamShape,
+}
+
+/// What a parameter's schema declares beyond its type, as written (numbers and values keep
+/// their source spelling, so that a description quotes them exactly).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ParamShape {
+    /// The lower bound: of the value (numbers), its length (strings) or its item count (arrays).
+    pub min: Option<String>,
+    pub max: Option<String>,
+    /// `.int()` or `type: "integer"`.
+    pub integer: bool,
+    pub default: Option<String>,
+    /// The allowed values of an enum, as JSON-ish literals without quotes.
+    pub values: Vec<String>,
+    /// A string format the schema checks: `email`, `url`, `uuid`, `date-time`, ...
+    pub format: Option<String>,
+    /// The type of an array's items, when it is a plain one (`string`, `number`, `object`).
+    pub items: Option<String>,
+    /// The keys of an object parameter (or of an array's object items), when written out.
+    pub keys: Vec<String>,
 }
 
 /// The places in the source a mutator edits for one tool. Not part of the JSON contract: spans
@@ -103,8 +127,8 @@ pub struct Sites {
     pub routes: Vec<Route>,
     /// What to delete to unregister the tool: a registration statement, an array element, a pair.
     pub registration: Option<Span>,
-    /// The description expression in the definition.
-    pub description: Option<Span>,
+    /// The description expression in the definition, read as what it is.
+    pub description: Option<DescriptionSite>,
     pub schema: Option<SchemaSite>,
     /// The constant a definition object is held in (`AIR_QUALITY_TOOL`), or the class a tool
     /// is an instance of, when it is.
@@ -113,6 +137,9 @@ pub struct Sites {
     pub declaration: Option<Span>,
     /// The class a tool class extends, whose schema it may inherit.
     pub extends: Option<String>,
+    /// The keys of the object schema the definition declares as its output (`outputSchema`),
+    /// which is what its structured result holds.
+    pub output_keys: Vec<String>,
     /// The running server does not show parameter descriptions the source gives (its schema
     /// conversion drops them), so description and constraint edits on parameters would not be
     /// seen by clients. Set by comparing with the live tool list.
@@ -146,6 +173,21 @@ pub struct SchemaSite {
     /// How this file spells zod (`z`, `zod_1.z`, `import_v4.z`), read off an existing parameter.
     pub zod: Option<String>,
     pub params: Vec<ParamSite>,
+    /// How a Python tool writes its parameters; None in JavaScript and TypeScript.
+    pub python: Option<PyParams>,
+}
+
+/// The ways a Python server writes a tool's parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PyParams {
+    /// A function signature with type hints (FastMCP): `object` is the `parameters` node,
+    /// each entry a parameter.
+    Signature,
+    /// A pydantic model's annotated fields: `object` is the class body, each entry a field.
+    Model,
+    /// A JSON schema written as a dict literal (`inputSchema={...}`): `object` is the
+    /// `properties` dict, as for `json`.
+    Dict,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -154,11 +196,81 @@ pub struct ParamSite {
     /// The whole `name: value` entry.
     pub entry: Span,
     pub value: Span,
-    /// The description literal, when there is one.
-    pub description: Option<Span>,
+    /// The description expression, when there is one: the value of `description` or the
+    /// argument of `.describe(...)`.
+    pub description: Option<DescriptionSite>,
     /// For zod: the innermost type call (`z.string()`), where constraints attach.
     pub base: Option<Span>,
     /// The running server shows a description for this parameter, so an edit of it is seen.
     /// Set by comparing with the live tool list.
     pub live_described: bool,
+}
+
+/// A description as it is written: where, in what form, and its text when that can be read
+/// without running the code. Edits replace exactly this expression (or the constant's value it
+/// names) in its own form, so that quoting and line structure survive.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DescriptionSite {
+    /// The expression itself, where the tool or parameter takes it.
+    pub span: Span,
+    pub form: DescriptionForm,
+    /// Its value; None when the form is opaque or a constant that did not resolve.
+    pub text: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum DescriptionForm {
+    /// A quoted string literal, `"..."` or `'...'`.
+    Literal,
+    /// A template literal without substitutions; it may span lines.
+    Template,
+    /// Literals (and names of string constants) joined with `+`, in order.
+    Concat(Vec<ConcatPart>),
+    /// A name that holds the text (`DESCRIPTION`, `texts.search`): edited where it is declared,
+    /// and only when no other tool or parameter reads it.
+    Constant {
+        name: String,
+        /// The declared value (a literal, template or concatenation), when it was found.
+        declared_at: Option<Box<DescriptionSite>>,
+        /// Another description reads the same constant.
+        shared: bool,
+    },
+    /// An expression anchoring does not understand (a call, a template with substitutions):
+    /// no operator rewrites it.
+    Opaque(&'static str),
+}
+
+/// One operand of a `+` concatenation of description text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConcatPart {
+    pub span: Span,
+    /// A literal (quoted or template) holds its own text; a name is resolved by linking.
+    pub literal: bool,
+    /// The constant's name, for a name part.
+    pub name: Option<String>,
+    pub text: Option<String>,
+}
+
+impl DescriptionSite {
+    /// Why this description cannot be edited where it is written, or Ok when it can.
+    pub fn editable(&self) -> Result<(), &'static str> {
+        match &self.form {
+            DescriptionForm::Opaque(why) => Err(why),
+            _ if self.text.is_none() => Err("its description names a value anchoring cannot read"),
+            DescriptionForm::Constant { shared: true, .. } => {
+                Err("its description is a constant that another description reads too")
+            }
+            DescriptionForm::Constant {
+                declared_at: None, ..
+            } => Err("its description is a constant whose declaration was not found"),
+            DescriptionForm::Constant {
+                declared_at: Some(d),
+                ..
+            } => d.editable(),
+            DescriptionForm::Concat(parts) if !parts.iter().any(|p| p.literal) => {
+                Err("its description joins constants with no literal text to edit")
+            }
+            _ => Ok(()),
+        }
+    }
 }

@@ -7,8 +7,9 @@
 //! - [`hunks`] applies them inside the workspace ([`confine`] says which paths it may touch) and
 //!   [`syntax_check`] checks what the edit did to the syntax;
 //! - [`server`] runs the real server in a sandbox, [`schema`] classifies its tool-list change,
-//!   [`contract`] holds it to the operator's contract and [`validate`] (the oracle) proves its
-//!   behaviour against the previous version;
+//!   [`contract`] holds it to the operator's contract, [`describe_check`] judges what it did to
+//!   the descriptions, and [`validate`] (the oracle) proves its behaviour against the previous
+//!   version;
 //! - [`version_record`] writes what the round did and [`workspace`] commits it as a tagged version.
 //!
 //! [`evolve`] runs rounds of that pipeline; [`init`] makes the first version. Around them:
@@ -24,6 +25,7 @@ pub mod catalog;
 pub mod confine;
 pub mod contract;
 pub mod crashpoint;
+pub mod describe_check;
 pub mod drift;
 pub mod evolve;
 pub mod export;

@@ -20,11 +20,12 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Find every tool a server package defines in its JS/TS source.
+    /// Find every tool a server package defines in its JS/TS or Python source.
     Anchor(cli::anchor::AnchorArgs),
     /// Start the server over stdio and print its live tools/list (every page).
     Tools(cli::tools::ToolsArgs),
-    /// Create a workspace from an npm package (name@version) or a package folder, as version v0.
+    /// Create a workspace from an npm package (name@version), a PyPI release (pypi:NAME==VERSION)
+    /// or a package folder, as version v0.
     Init(cli::init::InitArgs),
     /// Run N rounds of evolution on a workspace; each validated round is committed as vK.
     Evolve(cli::evolve::EvolveCommandArgs),
@@ -37,6 +38,8 @@ enum Command {
         #[command(subcommand)]
         command: cli::operators::OperatorsCommand,
     },
+    /// Install the PyPI servers a catalog names (pypi:NAME==VERSION), skipping installed ones.
+    Install(cli::install::InstallArgs),
     /// Anchor and list the live tools of every server in a catalog, and compare the two.
     Survey(cli::survey::SurveyArgs),
     /// Evolve every server of a manifest, several at once, one workspace each (resumable).
@@ -103,6 +106,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Log(args) => cli::log::run(args),
         Command::Diff(args) => cli::diff::run(args),
         Command::Operators { command } => cli::operators::run(command),
+        Command::Install(args) => cli::install::run(args),
         Command::Survey(args) => cli::survey::run(args),
         Command::Batch(args) => cli::batch::run(args),
         Command::Export(args) => cli::export::run(args),
@@ -148,6 +152,8 @@ mod tests {
         ("operators new X1 Name", true),
         ("operators frobnicate", false),
         ("survey --json", true),
+        ("install servers-pypi/servers.toml", true),
+        ("install", false),
         (
             "batch m.toml --rounds 5 --out out --jobs 2 --shard 1/3",
             true,

@@ -1,6 +1,6 @@
 //! The syntax check of changed files before a server is started: tree-sitter finds no error or
-//! missing node that the edit introduced, and `node --check` accepts every changed JavaScript
-//! file as a whole.
+//! missing node that the edit introduced, `node --check` accepts every changed JavaScript
+//! file as a whole, and the workspace's Python interpreter compiles every changed Python file.
 
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -26,6 +26,11 @@ pub enum CheckError {
     },
     #[error("cannot run `node --check`: {0}")]
     Node(std::io::Error),
+    #[error("cannot run `{python}` to compile the changed Python files: {source}")]
+    Python {
+        python: String,
+        source: std::io::Error,
+    },
 }
 
 /// How much of a long line an error message quotes on each side of the error.
@@ -107,6 +112,12 @@ impl NodeCheck {
                 .map_err(CheckError::Node)?;
             running.push((file.clone(), child));
         }
+        for file in files {
+            let path = root.join(file);
+            if Lang::for_path(&path) == Some(Lang::Python) && path.is_file() {
+                running.push((file.clone(), python_compile(root, file)?));
+            }
+        }
         Ok(NodeCheck { running })
     }
 
@@ -116,7 +127,12 @@ impl NodeCheck {
         for (file, child) in self.running {
             let out = child.wait_with_output().map_err(CheckError::Node)?;
             if !out.status.success() && first.is_ok() {
-                first = Err(node_error(&file, &String::from_utf8_lossy(&out.stderr)));
+                let stderr = String::from_utf8_lossy(&out.stderr);
+                first = Err(if file.ends_with(".py") {
+                    python_error(&file, &stderr)
+                } else {
+                    node_error(&file, &stderr)
+                });
             }
         }
         first
@@ -244,6 +260,56 @@ fn one_line(text: &str, max: usize) -> String {
     }
 }
 
+/// Compiles one Python file with the interpreter the server runs with (the workspace's
+/// environment, else `python3`), as `py_compile` does but writing no `.pyc`: the grammar of a
+/// release's Python is the interpreter's, which tree-sitter only approximates.
+fn python_compile(root: &Path, file: &str) -> Result<std::process::Child, CheckError> {
+    let venv = root.join(crate::workspace::pypi::VENV_PYTHON);
+    let python = if venv.exists() {
+        std::path::absolute(&venv)
+            .unwrap_or(venv)
+            .display()
+            .to_string()
+    } else {
+        "python3".to_string()
+    };
+    Command::new(&python)
+        .args([
+            "-c",
+            "import sys; compile(open(sys.argv[1], 'rb').read(), sys.argv[1], 'exec', dont_inherit=True)",
+            file,
+        ])
+        .current_dir(root)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|source| CheckError::Python { python, source })
+}
+
+/// Python's traceback ends with `File "x.py", line N` and then `SyntaxError: ...` (or
+/// `IndentationError`, `TabError`).
+fn python_error(file: &str, stderr: &str) -> CheckError {
+    let line = stderr
+        .lines()
+        .rev()
+        .filter_map(|l| l.trim().strip_prefix(&format!("File \"{file}\", line ")))
+        .find_map(|n| n.split(',').next()?.trim().parse().ok())
+        .unwrap_or(1);
+    let message = stderr
+        .lines()
+        .rev()
+        .find(|l| l.contains("Error"))
+        .unwrap_or("the Python compiler refused it")
+        .trim()
+        .to_string();
+    CheckError::Syntax {
+        file: file.into(),
+        line,
+        message,
+    }
+}
+
 fn node_error(file: &str, stderr: &str) -> CheckError {
     // node prints "file:LINE" first, then the line, a caret, and "SyntaxError: ...".
     let line = stderr
@@ -287,6 +353,29 @@ mod tests {
 
     fn check(name: &str, text: &str) -> Result<(), CheckError> {
         check_edit(name, None, text)
+    }
+
+    #[test]
+    fn a_python_edit_that_breaks_the_grammar_is_refused_at_its_line() {
+        let before = "def f(x):\n    return x\n\n\ndef g():\n    return 2\n";
+        let broken = "def f(x):\n    return x\n\n\ndef g(:\n    return 2\n";
+        let err = check_edit("server.py", Some(before), broken).unwrap_err();
+        assert!(matches!(err, CheckError::Syntax { line: 5, .. }), "{err}");
+        check_edit("server.py", Some(before), &before.replace("2", "3")).unwrap();
+    }
+
+    /// tree-sitter-python accepts what the interpreter refuses: a `return` outside a function,
+    /// a `nonlocal` at module level. Only compiling the file finds these.
+    #[test]
+    fn python_that_parses_but_does_not_compile_is_refused_by_the_interpreter() {
+        let before = "x = 1\n";
+        let after = "x = 1\nreturn x\n";
+        let err = check_edit("mod.py", Some(before), after).unwrap_err();
+        let CheckError::Syntax { line, message, .. } = &err else {
+            panic!("{err}");
+        };
+        assert_eq!(*line, 2, "{err}");
+        assert!(message.contains("SyntaxError"), "{err}");
     }
 
     #[test]

@@ -10,7 +10,7 @@ use crate::mutate::Proposal;
 use crate::operators::{Operator, OperatorId};
 use crate::schema::{Pattern, SchemaChange};
 use crate::server::LiveTools;
-use crate::validate::{Tally, TestResult, Verdict};
+use crate::validate::{Proof, Tally, TestResult, Verdict};
 use crate::workspace::{VersionTag, Workspace, WorkspaceError};
 
 pub const ROUND_PATH: &str = ".mcpevol/round.json";
@@ -57,6 +57,10 @@ pub struct RoundRecord {
     /// Tries of this round that failed before this version was made, each rolled back.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub failed_rounds: Vec<FailedRound>,
+    /// Whether a passed check exercised every change of the version (`v0`, the reference,
+    /// is proven by definition).
+    #[serde(flatten, default)]
+    pub proof: Proof,
 }
 
 /// One change of a version: one operator applied to its tools, with the edits that did it
@@ -66,13 +70,26 @@ pub struct ChangeRecord {
     #[serde(flatten)]
     pub proposal: Proposal,
     pub operator_name: String,
+    /// The patterns of Table 10 this change's schema changes show.
+    #[serde(default)]
+    pub patterns: Vec<Pattern>,
+    /// Whether a passed check exercised it.
+    #[serde(flatten, default)]
+    pub proof: Proof,
 }
 
 impl ChangeRecord {
-    pub fn new(proposal: Proposal, operator: &Operator) -> ChangeRecord {
+    pub fn new(
+        proposal: Proposal,
+        operator: &Operator,
+        patterns: Vec<Pattern>,
+        proof: Proof,
+    ) -> ChangeRecord {
         ChangeRecord {
             proposal,
             operator_name: operator.name.clone(),
+            patterns,
+            proof,
         }
     }
 }
@@ -182,9 +199,13 @@ pub enum RejectionKind {
     Syntax,
     Server,
     Contract,
+    /// A description lost, garbled or padded (the description check).
+    Description,
     Test,
     GeneratedTest,
     Endpoint,
+    /// Every check passed or proved nothing, and proof was required.
+    Unproven,
     /// Anything else: the machine (scratch folders, git), not the change.
     Other,
 }
@@ -212,6 +233,7 @@ impl RoundRecord {
             usage: None,
             model: None,
             failed_rounds: Vec::new(),
+            proof: Proof::proven(),
         }
     }
 
@@ -267,6 +289,11 @@ impl RoundRecord {
             "Tests: {} passed, {} failed, {} unverifiable.",
             tally.passed, tally.failed, tally.unverifiable
         ));
+        if let Some(why) = &self.proof.unproven_reason {
+            body.push(format!(
+                "Unproven: no passed check showed the change ({why})."
+            ));
+        }
         if !self.failed_rounds.is_empty() {
             let tries: Vec<String> = self
                 .failed_rounds
@@ -303,6 +330,14 @@ impl RoundRecord {
             trailers.push(("Mcpevol-Patterns", patterns.join(", ")));
         }
         trailers.push(("Mcpevol-Backend", self.backend.to_string()));
+        trailers.push((
+            "Mcpevol-Proof",
+            if self.proof.is_proven() {
+                "proven".into()
+            } else {
+                "unproven".into()
+            },
+        ));
         if let Some(model) = &self.model {
             trailers.push(("Mcpevol-Model", model.clone()));
         }

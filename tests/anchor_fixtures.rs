@@ -81,8 +81,19 @@ fn definition_spans_contain_the_tool_name_or_the_constant_that_holds_it() {
             let via_constant = constants_holding(&sources, &tool.name)
                 .iter()
                 .any(|c| def.contains(c.as_str()));
+            // A builder chain with no name in it is named by its key in a tools map, where
+            // its name site is.
+            let keyed = tool.style == Style::Builder
+                && tool.sites.name.as_ref().is_some_and(|n| {
+                    snippet(n, &dir).trim_matches(['"', '\'']) == tool.name
+                        && tool
+                            .sites
+                            .routes
+                            .iter()
+                            .any(|r| r.site.bytes.0 <= n.bytes.0)
+                });
             assert!(
-                literal || via_constant,
+                literal || via_constant || keyed,
                 "{}: definition of {} ({}:{}) holds neither its name nor a constant for it:\n{def}",
                 common::name_of(&dir),
                 tool.name,
@@ -227,7 +238,10 @@ fn helper_and_builder_registrations_are_anchored_with_the_sites_the_rules_edit()
             let s = &tool.sites;
             let name = snippet(s.name.as_ref().expect("name site"), &dir);
             assert_eq!(name, format!("\"{}\"", tool.name), "{what}");
-            let description = snippet(s.description.as_ref().expect("description site"), &dir);
+            let description = snippet(
+                &s.description.as_ref().expect("description site").span,
+                &dir,
+            );
             assert!(description.starts_with('"'), "{what}: {description}");
             let registration = snippet(s.registration.as_ref().expect("registration"), &dir);
             assert!(registration.starts_with(callee), "{what}: {registration}");

@@ -105,7 +105,7 @@ fn assert_round_one_is_in_the_stash(work: &Path, stderr: &str) {
     assert!(stderr.contains("saved in the stash"), "{stderr}");
     let round = common::git(work, &["show", "stash@{0}:.mcpevol/round.json"]);
     let text = String::from_utf8_lossy(&round.stdout);
-    assert!(text.contains("\"round\": 1"), "{text}");
+    assert!(text.contains("\"version\": \"v1\""), "{text}");
 }
 
 /// The history of an uninterrupted run of `rounds` rounds with the same seed and settings.

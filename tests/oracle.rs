@@ -33,12 +33,43 @@ fn options(operators: &[&str]) -> EvolveOptions {
 
 /// A fresh workspace of the switch fixture at v0.
 fn workspace(rt: &tokio::runtime::Runtime, dir: &Path, name: &str) -> std::path::PathBuf {
+    workspace_of(rt, dir, name, "switch-esm")
+}
+
+fn workspace_of(
+    rt: &tokio::runtime::Runtime,
+    dir: &Path,
+    name: &str,
+    fixture: &str,
+) -> std::path::PathBuf {
     let work = dir.join(name);
-    let fixture = common::repo().join("fixtures/switch-esm");
+    let fixture = common::repo().join("fixtures").join(fixture);
     let opts = InitOptions::new(None);
     rt.block_on(init(&fixture.to_string_lossy(), &work, &opts))
         .unwrap();
     work
+}
+
+/// The given-edits backend with one proposal.
+fn given(
+    operator: &str,
+    targets: &[&str],
+    added: &[&str],
+    summary: String,
+    hunks: Vec<Hunk>,
+    effects: Vec<Effect>,
+) -> Backend {
+    let names = |list: &[&str]| list.iter().map(|s| s.to_string()).collect();
+    Backend::Given {
+        proposal: Box::new(Proposal {
+            operator: mcpevol::operators::OperatorId::parse(operator),
+            targets: names(targets),
+            added: names(added),
+            summary,
+            hunks,
+            effects,
+        }),
+    }
 }
 
 fn hunk(search: &str, replace: &str) -> Hunk {
@@ -262,17 +293,15 @@ fn each_operators_dishonest_change_is_rejected_with_its_reason_and_its_honest_ch
     let mut problems = Vec::new();
     for lie in lies() {
         let before = ws.head().unwrap();
-        let proposal = Proposal {
-            operator: mcpevol::operators::OperatorId::parse(lie.operator),
-            targets: lie.targets.iter().map(|s| s.to_string()).collect(),
-            added: lie.added.iter().map(|s| s.to_string()).collect(),
-            summary: format!("a dishonest {}", lie.operator),
-            hunks: lie.hunks,
-            effects: lie.effects,
-        };
-        let given = Backend::Given {
-            proposal: Box::new(proposal),
-        };
+        let summary = format!("a dishonest {}", lie.operator);
+        let given = given(
+            lie.operator,
+            lie.targets,
+            lie.added,
+            summary,
+            lie.hunks,
+            lie.effects,
+        );
         let rounds = rt
             .block_on(evolve::evolve(&work, &given, &options(&[]), |_| {}))
             .unwrap();
@@ -306,6 +335,177 @@ fn each_operators_dishonest_change_is_rejected_with_its_reason_and_its_honest_ch
                 lie.operator, honest[0].reason
             ));
         }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// A change that only garbles descriptions: the oracle's calls all answer as before, so only
+/// the description check can refuse it.
+struct Garble {
+    fixture: &'static str,
+    operator: &'static str,
+    targets: &'static [&'static str],
+    added: &'static [&'static str],
+    hunks: Vec<Hunk>,
+    /// Words the failure's reason must contain besides the check's own.
+    named: &'static str,
+}
+
+fn in_file(file: &str, search: &str, replace: &str) -> Hunk {
+    Hunk {
+        file: file.into(),
+        search: search.into(),
+        replace: replace.into(),
+    }
+}
+
+const FORMS: &str = "src/index.js";
+const SEARCH_DESCRIPTION: &str = "    description: \"Search the built-in pages for a phrase. \" +\n      \"Returns up to 5 matching titles, one per line.\",";
+const PLAN_DESCRIPTION: &str = "    description: `Plan a task as numbered steps.\n\nWhen to use:\n- breaking a goal into parts\n- checking progress on a goal\n\nSteps:\n1. Give the goal\n2. Read the plan back`,";
+const COMPAT_TOOL: &str = r#"server.registerTool(
+  "web_search_compat",
+  {
+    description: "Compatibility alias of `web_search`: it behaves exactly as `web_search` does. .",
+    inputSchema: {
+      query: z.string().min(1).describe("Words to look for in page titles"),
+      limit: z.number().int().min(1).max(5).default(5).describe(LIMIT_HELP),
+    },
+  },
+  async ({ query, limit }) => {
+    const found = Object.values(PAGES).filter((t) => t.toLowerCase().includes(query.toLowerCase()));
+    return { content: [{ type: "text", text: found.slice(0, limit).join("\n") }] };
+  },
+);
+
+"#;
+
+fn garbles() -> Vec<Garble> {
+    let describe =
+        |operator, target: &'static [&'static str], search: &str, replace: &str, named| Garble {
+            fixture: "switch-esm",
+            operator,
+            targets: target,
+            added: &[],
+            hunks: vec![hunk(search, replace)],
+            named,
+        };
+    const CITIES: &str = "      description: \"List the cities that have forecasts\",";
+    const FORECAST: &str = "      description: \"Get today's forecast for a city\",";
+    vec![
+        // The real incident: a concatenated description replaced by a pointer, and an alias
+        // whose description ends in ". .".
+        Garble {
+            fixture: "description-forms",
+            operator: "O4",
+            targets: &["web_search"],
+            added: &["web_search_compat"],
+            hunks: vec![
+                in_file(
+                    FORMS,
+                    SEARCH_DESCRIPTION,
+                    "    description: \". Also available as `web_search_compat`, which behaves the same.\",",
+                ),
+                in_file(
+                    FORMS,
+                    "server.registerTool(\n  \"plan_task\",",
+                    &format!("{COMPAT_TOOL}server.registerTool(\n  \"plan_task\","),
+                ),
+            ],
+            named: "no longer holds its original text",
+        },
+        Garble {
+            fixture: "description-forms",
+            operator: "O9",
+            targets: &["plan_task"],
+            added: &[],
+            hunks: vec![in_file(
+                FORMS,
+                PLAN_DESCRIPTION,
+                "    description: \"Plan a task as numbered steps. When to use: breaking a goal into parts, checking progress on a goal. Steps: 1. Give the goal 2. Read the plan back\",",
+            )],
+            named: "was flattened from 9 lines to 1",
+        },
+        describe(
+            "O9",
+            &["list_cities"],
+            CITIES,
+            "      description: \"\",",
+            "is empty",
+        ),
+        describe(
+            "O9",
+            &["list_cities"],
+            CITIES,
+            "      description: \"List the cities that have forecasts. Use `list_cities` to list cities.\",",
+            "says nothing",
+        ),
+        describe(
+            "O9",
+            &["get_forecast"],
+            FORECAST,
+            "      description: \"Fetches weather data.\",",
+            "lost most of what the original said",
+        ),
+        describe(
+            "O9",
+            &["get_forecast"],
+            FORECAST,
+            "      description: \"List the cities that have forecasts\",",
+            "is the same as that of `list_cities`",
+        ),
+        describe(
+            "O9",
+            &["list_cities"],
+            CITIES,
+            "      description: \"List the the cities that have forecasts. .\",",
+            "repeats the word",
+        ),
+        describe(
+            "O9",
+            &["list_cities"],
+            CITIES,
+            "      description: \"List the cities that have forecasts (see `get_forecast.\",",
+            "unbalanced",
+        ),
+        describe(
+            "O10",
+            &["get_forecast"],
+            "city: { type: \"string\", description: \"City name, e.g. paris\" },",
+            "city: { type: \"string\", description: \"Required string: the city.\" },",
+            "says nothing",
+        ),
+    ]
+}
+
+#[test]
+fn descriptions_lost_garbled_or_padded_are_refused_by_the_description_check() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut works = std::collections::BTreeMap::new();
+    let mut problems = Vec::new();
+    for g in garbles() {
+        let work = works
+            .entry(g.fixture)
+            .or_insert_with(|| workspace_of(&rt, dir.path(), g.fixture, g.fixture))
+            .clone();
+        let ws = Workspace::open(&work).unwrap();
+        let before = ws.head().unwrap();
+        let summary = format!("a garbling {}", g.operator);
+        let given = given(g.operator, g.targets, g.added, summary, g.hunks, Vec::new());
+        let rounds = rt
+            .block_on(evolve::evolve(&work, &given, &options(&[]), |_| {}))
+            .unwrap();
+        let reason = rounds[0].reason.clone().unwrap_or_default();
+        if rounds[0].status != RoundStatus::Failed
+            || !reason.contains("the description check refuses")
+            || !reason.contains(g.named)
+        {
+            problems.push(format!(
+                "{} on {:?}: expected the description check naming {:?}, got {:?}: {reason}",
+                g.operator, g.targets, g.named, rounds[0].status
+            ));
+        }
+        assert_eq!(ws.head().unwrap(), before, "{} left a commit", g.operator);
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

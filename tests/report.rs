@@ -240,6 +240,7 @@ fn check_overview_totals(seen: &Value, all: &BTreeMap<String, Vec<RoundRecord>>)
     for row in seen["counts"]["overviewTests"].as_array().unwrap() {
         let name = row["server"].as_str().unwrap();
         let mut t = (0, 0, 0);
+        let (mut proven, mut unproven) = (0, 0);
         for r in all[name].iter().filter(|r| r.version.number() > 0) {
             let tally = r.tally();
             t = (
@@ -247,12 +248,24 @@ fn check_overview_totals(seen: &Value, all: &BTreeMap<String, Vec<RoundRecord>>)
                 t.1 + tally.failed,
                 t.2 + tally.unverifiable,
             );
+            if r.proof.is_proven() {
+                proven += 1;
+            } else {
+                unproven += 1;
+            }
         }
         assert_eq!(
             row["tests"].as_str().unwrap(),
             format!("{} / {} / {}", t.0, t.1, t.2),
             "{name}: the rounds' tests, not the original's calls"
         );
+        // Versions proven or not, as `log --json` says of each.
+        assert_eq!(
+            row["proof"].as_str().unwrap(),
+            format!("{proven} / {unproven}"),
+            "{name}: proven / unproven versions"
+        );
+        assert_eq!(proven + unproven, all[name].len() - 1);
         let with_original: usize = all[name][0].tally().passed;
         assert!(
             with_original > 0,

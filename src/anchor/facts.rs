@@ -17,6 +17,7 @@ use tree_sitter::{Node, Query, QueryCursor, Tree};
 use super::grammar::{Lang, QueryKind};
 use super::params::{self, Schema, SchemaRef};
 use super::syntax::{self, Expr, arguments, expr, is_function, object_entries, span, text, unwrap};
+use super::text;
 use crate::inventory::{self, RouteKind, Sites, Span};
 
 /// Keys that only a tool definition has (prompts have `arguments`, resources `uri`).
@@ -83,8 +84,9 @@ pub struct Candidate {
     pub kind: CandidateKind,
     pub definition: Span,
     pub handler: Option<HandlerRef>,
-    pub description: Expr,
     pub schema: SchemaRef,
+    /// The declared output schema (`outputSchema`), whose keys a structured result holds.
+    pub output: SchemaRef,
     /// The variable a definition object is assigned to (`const ECHO_TOOL = {...}`), through
     /// which a registration helper may receive it.
     pub holder: Option<String>,
@@ -127,6 +129,9 @@ pub struct FileFacts {
     pub dispatches: Vec<Dispatch>,
     /// Dotted name to string value: `ECHO`, `ToolName.ECHO`, `exports.ECHO`.
     pub constants: Vec<(String, String)>,
+    /// Where constants that hold text are declared, their values read as description forms:
+    /// a description that names one is edited there.
+    pub texts: Vec<(String, inventory::DescriptionSite)>,
     pub schemas: Vec<(String, Schema)>,
     /// Identifiers listed in arrays, which may be definition objects held in constants.
     pub array_refs: Vec<(String, Span)>,
@@ -136,6 +141,9 @@ pub struct FileFacts {
 
 /// Reads the facts of one parsed file.
 pub fn read(tree: &Tree, src: &str, rel: &str, lang: Lang) -> FileFacts {
+    if lang == Lang::Python {
+        return super::python::read(tree, src, rel);
+    }
     let q = lang.queries();
     let root = tree.root_node();
     let mut reader = Reader {
@@ -178,6 +186,10 @@ pub fn read(tree: &Tree, src: &str, rel: &str, lang: Lang) -> FileFacts {
             QueryKind::Dispatch => reader.dispatch(m),
             QueryKind::Declarations => reader.declaration(m),
             QueryKind::Classes => reader.class(m.node("class"), m.node("body")),
+            QueryKind::PyDecorated
+            | QueryKind::PyCalls
+            | QueryKind::PyDispatch
+            | QueryKind::PyDeclarations => {}
             QueryKind::Enums => {
                 let (e, member, value) = (m.node("enum"), m.node("member"), m.node("value"));
                 if let Some(v) = syntax::string_value(value, src) {
@@ -335,7 +347,8 @@ impl<'t> Reader<'_, 't> {
                 };
                 let sites = Sites {
                     name: name_node.map(|n| span(unwrap(n), self.rel)),
-                    description: value("description").map(|d| span(unwrap(d), self.rel)),
+                    description: value("description")
+                        .map(|d| text::read_description(d, self.src, self.rel)),
                     registration: registration.map(|r| span(r, self.rel)),
                     declaration: declaration_of(object).map(|d| span(d, self.rel)),
                     // Derived definitions share the schema of the one they spread.
@@ -350,13 +363,15 @@ impl<'t> Reader<'_, 't> {
                     handler: HANDLER_KEYS
                         .iter()
                         .find_map(|k| value(k).and_then(|v| self.handler_ref(v))),
-                    description: value("description").map_or(Expr::Unknown, |d| expr(d, self.src)),
                     schema: SCHEMA_KEYS
                         .iter()
                         .find_map(|k| value(k))
                         .map_or(SchemaRef::None, |s| {
                             params::read_schema(s, self.src, self.rel)
                         }),
+                    output: value("outputSchema").map_or(SchemaRef::None, |s| {
+                        params::read_schema(s, self.src, self.rel)
+                    }),
                     holder: self.holder(object),
                 });
             }
@@ -521,18 +536,21 @@ impl<'t> Reader<'_, 't> {
             ) else {
                 return;
             };
+            self.text_constant(&name, m.node("value"));
             self.constant(name, value);
             return;
         }
         let name = text(m.node("name"), self.src).to_string();
         let value = unwrap(m.node("value"));
         if let Some(s) = syntax::string_value(value, self.src) {
+            self.text_constant(&name, value);
             self.constant(name, s);
         } else if is_function(value) {
             self.facts.functions.push((name, span(value, self.rel)));
         } else if value.kind() == "object" {
             for (key, v, _) in object_entries(value, self.src) {
                 if let Some(s) = syntax::string_value(v, self.src) {
+                    self.text_constant(&format!("{name}.{key}"), v);
                     self.constant(format!("{name}.{key}"), s);
                 } else if unwrap(v).kind() == "call_expression" {
                     // `const ECHO = { name, schema: z.object({...}) }`, used as `ECHO.schema`.
@@ -562,6 +580,20 @@ impl<'t> Reader<'_, 't> {
                     let v = unwrap(*v);
                     v.kind() == "call_expression" && text(v, self.src).contains("z.")
                 }))
+    }
+
+    /// A constant whose value is text written out (a literal, a template, a concatenation).
+    fn text_constant(&mut self, name: &str, value: Node) {
+        let site = text::read_description(value, self.src, self.rel);
+        if site.text.is_none() {
+            return;
+        }
+        for prefix in ["module.exports.", "exports."] {
+            if let Some(bare) = name.strip_prefix(prefix) {
+                self.facts.texts.push((bare.to_string(), site.clone()));
+            }
+        }
+        self.facts.texts.push((name.to_string(), site));
     }
 
     fn constant(&mut self, name: String, value: String) {
@@ -615,20 +647,23 @@ impl<'t> Reader<'_, 't> {
             kind: CandidateKind::Class,
             definition: span(class, self.rel),
             handler,
-            description: field("description").map_or(Expr::Unknown, |d| expr(d, self.src)),
             schema: SCHEMA_KEYS
                 .iter()
                 .find_map(|k| field(k))
                 .map_or(SchemaRef::None, |s| {
                     params::read_schema(s, self.src, self.rel)
                 }),
+            output: field("outputSchema").map_or(SchemaRef::None, |s| {
+                params::read_schema(s, self.src, self.rel)
+            }),
             // Instances (`new EchoTool()`) are what gets registered; they are found by class name.
             holder: class
                 .child_by_field_name("name")
                 .map(|n| text(n, self.src).to_string()),
             sites: Sites {
                 name: field("name").map(|n| span(unwrap(n), self.rel)),
-                description: field("description").map(|d| span(unwrap(d), self.rel)),
+                description: field("description")
+                    .map(|d| text::read_description(d, self.src, self.rel)),
                 declaration: Some(span(exported(class), self.rel)),
                 extends: superclass(class, self.src),
                 ..Sites::default()

@@ -20,6 +20,10 @@ const SKIPPED_DIRS: &[&str] = &[
     "__mocks__",
     "example",
     "examples",
+    // Python: compiled caches and environments.
+    "__pycache__",
+    "venv",
+    "site-packages",
 ];
 
 /// Larger files are almost certainly data or a vendored bundle of something else; parsing one
@@ -91,7 +95,10 @@ fn is_test_file(path: &Path) -> bool {
         .file_name()
         .map(|n| n.to_string_lossy())
         .unwrap_or_default();
-    name.contains(".test.") || name.contains(".spec.")
+    name.contains(".test.")
+        || name.contains(".spec.")
+        || (name.ends_with(".py")
+            && (name.starts_with("test_") || name.ends_with("_test.py") || name == "conftest.py"))
 }
 
 /// The path relative to the root, with `/` separators, as the JSON contract requires.

@@ -11,6 +11,7 @@ pub enum Lang {
     JavaScript,
     TypeScript,
     Tsx,
+    Python,
 }
 
 /// What a query file finds; each match is handed to the reader for its kind.
@@ -24,6 +25,34 @@ pub enum QueryKind {
     Enums,
     Helpers,
     Builders,
+    /// Python: decorated functions (`@mcp.tool()`, `@server.call_tool()`).
+    PyDecorated,
+    /// Python: calls that may define or register a tool (`Tool(...)`, `add_tool(...)`).
+    PyCalls,
+    /// Python: `match name:` cases, `name == "x"` comparisons, handler dictionaries.
+    PyDispatch,
+    /// Python: constants, enum and model classes, functions, names listed in lists.
+    PyDeclarations,
+}
+
+/// The grammars a query file is written for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Grammars {
+    /// JavaScript, TypeScript and TSX.
+    JsAndTs,
+    /// TypeScript and TSX only (enums do not exist in JavaScript).
+    TypeScriptOnly,
+    Python,
+}
+
+impl Grammars {
+    pub fn fits(self, lang: Lang) -> bool {
+        match self {
+            Grammars::JsAndTs => lang != Lang::Python,
+            Grammars::TypeScriptOnly => lang.is_typescript(),
+            Grammars::Python => lang == Lang::Python,
+        }
+    }
 }
 
 /// A query file, with the grammars it is written for.
@@ -31,31 +60,59 @@ pub struct QuerySource {
     pub name: &'static str,
     pub text: &'static str,
     pub kind: QueryKind,
-    /// TypeScript-only node kinds (enums) do not exist in the JavaScript grammar.
-    pub typescript_only: bool,
+    pub grammars: Grammars,
 }
 
 macro_rules! query_file {
-    ($dir:literal, $name:literal, $kind:expr, $ts_only:expr) => {
+    ($dir:literal, $name:literal, $kind:expr, $grammars:expr) => {
         QuerySource {
             name: concat!($dir, "/", $name, ".scm"),
             text: include_str!(concat!("queries/", $dir, "/", $name, ".scm")),
             kind: $kind,
-            typescript_only: $ts_only,
+            grammars: $grammars,
         }
     };
 }
 
 /// Every query the anchoring uses; a test compiles each one for each grammar it is written for.
 pub const QUERY_SOURCES: &[QuerySource] = &[
-    query_file!("common", "register", QueryKind::Register, false),
-    query_file!("common", "objects", QueryKind::Objects, false),
-    query_file!("common", "dispatch", QueryKind::Dispatch, false),
-    query_file!("common", "declarations", QueryKind::Declarations, false),
-    query_file!("common", "classes", QueryKind::Classes, false),
-    query_file!("common", "helpers", QueryKind::Helpers, false),
-    query_file!("common", "builders", QueryKind::Builders, false),
-    query_file!("typescript", "enums", QueryKind::Enums, true),
+    query_file!("common", "register", QueryKind::Register, Grammars::JsAndTs),
+    query_file!("common", "objects", QueryKind::Objects, Grammars::JsAndTs),
+    query_file!("common", "dispatch", QueryKind::Dispatch, Grammars::JsAndTs),
+    query_file!(
+        "common",
+        "declarations",
+        QueryKind::Declarations,
+        Grammars::JsAndTs
+    ),
+    query_file!("common", "classes", QueryKind::Classes, Grammars::JsAndTs),
+    query_file!("common", "helpers", QueryKind::Helpers, Grammars::JsAndTs),
+    query_file!("common", "builders", QueryKind::Builders, Grammars::JsAndTs),
+    query_file!(
+        "typescript",
+        "enums",
+        QueryKind::Enums,
+        Grammars::TypeScriptOnly
+    ),
+    query_file!(
+        "python",
+        "decorated",
+        QueryKind::PyDecorated,
+        Grammars::Python
+    ),
+    query_file!("python", "calls", QueryKind::PyCalls, Grammars::Python),
+    query_file!(
+        "python",
+        "dispatch",
+        QueryKind::PyDispatch,
+        Grammars::Python
+    ),
+    query_file!(
+        "python",
+        "declarations",
+        QueryKind::PyDeclarations,
+        Grammars::Python
+    ),
 ];
 
 /// All query files of one grammar compiled as one query, so that a file's tree is walked once
@@ -67,7 +124,7 @@ pub struct Queries {
 }
 
 impl Lang {
-    pub const ALL: [Lang; 3] = [Lang::JavaScript, Lang::TypeScript, Lang::Tsx];
+    pub const ALL: [Lang; 4] = [Lang::JavaScript, Lang::TypeScript, Lang::Tsx, Lang::Python];
 
     /// The grammar for a source path, or None when the file is not JS/TS source we scan
     /// (declaration files and anything else).
@@ -83,6 +140,7 @@ impl Lang {
             "js" | "mjs" | "cjs" | "jsx" => Some(Lang::JavaScript),
             "ts" | "mts" | "cts" => Some(Lang::TypeScript),
             "tsx" => Some(Lang::Tsx),
+            "py" => Some(Lang::Python),
             _ => None,
         }
     }
@@ -92,11 +150,12 @@ impl Lang {
             Lang::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
             Lang::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
             Lang::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
+            Lang::Python => tree_sitter_python::LANGUAGE.into(),
         }
     }
 
     pub fn is_typescript(self) -> bool {
-        self != Lang::JavaScript
+        matches!(self, Lang::TypeScript | Lang::Tsx)
     }
 
     /// The compiled queries, built once per grammar and shared by all threads.
@@ -104,10 +163,12 @@ impl Lang {
         static JS: OnceLock<Queries> = OnceLock::new();
         static TS: OnceLock<Queries> = OnceLock::new();
         static TSX: OnceLock<Queries> = OnceLock::new();
+        static PY: OnceLock<Queries> = OnceLock::new();
         let cell = match self {
             Lang::JavaScript => &JS,
             Lang::TypeScript => &TS,
             Lang::Tsx => &TSX,
+            Lang::Python => &PY,
         };
         cell.get_or_init(|| Queries::compile(self))
     }
@@ -117,7 +178,7 @@ impl Queries {
     fn compile(lang: Lang) -> Queries {
         let sources: Vec<&QuerySource> = QUERY_SOURCES
             .iter()
-            .filter(|q| lang.is_typescript() || !q.typescript_only)
+            .filter(|q| q.grammars.fits(lang))
             .collect();
         let mut text = String::new();
         let mut starts = Vec::new();
@@ -172,17 +233,34 @@ mod tests {
     fn every_query_compiles_for_every_grammar_it_is_written_for() {
         for source in QUERY_SOURCES {
             for lang in Lang::ALL {
-                if source.typescript_only && !lang.is_typescript() {
-                    continue;
+                if source.grammars.fits(lang) {
+                    compile_query(lang, source).unwrap();
                 }
-                compile_query(lang, source).unwrap();
             }
         }
     }
 
     #[test]
+    fn python_queries_do_not_compile_for_javascript_nor_javascript_ones_for_python() {
+        for source in QUERY_SOURCES {
+            let other = match source.grammars {
+                Grammars::Python => Lang::JavaScript,
+                _ => Lang::Python,
+            };
+            assert!(
+                compile_query(other, source).is_err(),
+                "{} compiles for {other:?} too",
+                source.name
+            );
+        }
+    }
+
+    #[test]
     fn typescript_only_queries_really_need_the_typescript_grammar() {
-        for source in QUERY_SOURCES.iter().filter(|q| q.typescript_only) {
+        for source in QUERY_SOURCES
+            .iter()
+            .filter(|q| q.grammars == Grammars::TypeScriptOnly)
+        {
             assert!(
                 compile_query(Lang::JavaScript, source).is_err(),
                 "{} compiles for JavaScript too: make it common",
@@ -200,6 +278,10 @@ mod tests {
             Some(Lang::JavaScript)
         );
         assert_eq!(Lang::for_path(Path::new("src/app.tsx")), Some(Lang::Tsx));
+        assert_eq!(
+            Lang::for_path(Path::new("pkg/server.py")),
+            Some(Lang::Python)
+        );
         assert_eq!(
             Lang::for_path(Path::new("src/index.mts")),
             Some(Lang::TypeScript)

@@ -6,12 +6,14 @@ use std::collections::{BTreeMap, HashMap};
 use super::facts::{Candidate, CandidateKind, Dispatch, DispatchKind, FileFacts, HandlerRef};
 use super::params::{self, Schema, SchemaRef};
 use super::syntax::Expr;
-use crate::inventory::{Span, Style, Tool};
+use crate::inventory::{DescriptionForm, DescriptionSite, Span, Style, Tool};
 
 /// What all files declare, by name, for resolving references between them.
 struct Names<'f> {
     constants: HashMap<&'f str, Vec<(&'f str, &'f str)>>,
     schemas: HashMap<&'f str, Vec<&'f Schema>>,
+    /// Constants holding text, with where their value is written.
+    texts: HashMap<&'f str, Vec<&'f DescriptionSite>>,
     /// Identifiers listed in arrays, by name: where a held definition object is registered.
     array_refs: HashMap<&'f str, Vec<&'f Span>>,
     functions: HashMap<&'f str, Vec<&'f Span>>,
@@ -22,6 +24,7 @@ impl<'f> Names<'f> {
         let mut names = Names {
             constants: HashMap::new(),
             schemas: HashMap::new(),
+            texts: HashMap::new(),
             array_refs: HashMap::new(),
             functions: HashMap::new(),
         };
@@ -32,6 +35,9 @@ impl<'f> Names<'f> {
                     .entry(k.as_str())
                     .or_default()
                     .push((rel.as_str(), v.as_str()));
+            }
+            for (k, site) in &facts.texts {
+                names.texts.entry(k.as_str()).or_default().push(site);
             }
             for (k, p) in &facts.schemas {
                 names.schemas.entry(k.as_str()).or_default().push(p);
@@ -86,6 +92,38 @@ impl<'f> Names<'f> {
         }
     }
 
+    /// Fills in what a description written in `file` reads from constants: the constant's
+    /// declaration and text, or the text of the names a concatenation joins.
+    fn resolve_description(&self, site: &mut DescriptionSite, file: &str) {
+        match &mut site.form {
+            DescriptionForm::Concat(parts) => {
+                for part in parts.iter_mut().filter(|p| !p.literal) {
+                    part.text = part
+                        .name
+                        .as_ref()
+                        .and_then(|n| self.resolve(&Expr::Path(n.clone()), file));
+                }
+                site.text = parts.iter().map(|p| p.text.clone()).collect();
+            }
+            DescriptionForm::Constant {
+                name, declared_at, ..
+            } => {
+                let declared = suffixes(name).find_map(|key| {
+                    let defs = self.texts.get(key)?;
+                    defs.iter()
+                        .find(|d| d.span.file == file)
+                        .or(defs.first())
+                        .copied()
+                });
+                *declared_at = declared.map(|d| Box::new(d.clone()));
+                site.text = declared
+                    .and_then(|d| d.text.clone())
+                    .or_else(|| self.resolve(&Expr::Path(name.clone()), file));
+            }
+            _ => {}
+        }
+    }
+
     fn handler_span(&self, handler: &HandlerRef, file: &str) -> Option<Span> {
         match handler {
             HandlerRef::At(span) => Some(span.clone()),
@@ -136,6 +174,53 @@ fn is_typescript(file: &str) -> bool {
 }
 
 pub fn link(files: &[(String, FileFacts)], entry_file: Option<&str>) -> Vec<Tool> {
+    let mut tools = link_tools(files, entry_file);
+    mark_shared_constants(&mut tools);
+    tools
+}
+
+/// Marks description constants that more than one description reads: editing one would
+/// change the others.
+fn mark_shared_constants(tools: &mut [Tool]) {
+    fn declared(site: &DescriptionSite) -> Option<(String, (usize, usize))> {
+        match &site.form {
+            DescriptionForm::Constant {
+                declared_at: Some(d),
+                ..
+            } => Some((d.span.file.clone(), d.span.bytes)),
+            _ => None,
+        }
+    }
+    fn sites(tool: &mut Tool) -> impl Iterator<Item = &mut DescriptionSite> {
+        let params = tool
+            .sites
+            .schema
+            .iter_mut()
+            .flat_map(|s| s.params.iter_mut());
+        tool.sites
+            .description
+            .iter_mut()
+            .chain(params.filter_map(|p| p.description.as_mut()))
+    }
+    let mut readers: HashMap<(String, (usize, usize)), usize> = HashMap::new();
+    for tool in tools.iter_mut() {
+        for site in sites(tool) {
+            if let Some(at) = declared(site) {
+                *readers.entry(at).or_default() += 1;
+            }
+        }
+    }
+    for tool in tools.iter_mut() {
+        for site in sites(tool) {
+            let many = declared(site).is_some_and(|at| readers[&at] > 1);
+            if let DescriptionForm::Constant { shared, .. } = &mut site.form {
+                *shared = many;
+            }
+        }
+    }
+}
+
+fn link_tools(files: &[(String, FileFacts)], entry_file: Option<&str>) -> Vec<Tool> {
     let names = Names::new(files);
     let (best, loop_registration) = choose_definitions(files, &names, entry_file);
     let dispatches = resolve_dispatches(files, &names);
@@ -162,6 +247,12 @@ pub fn link(files: &[(String, FileFacts)], entry_file: Option<&str>) -> Vec<Tool
             let mut schema = names.schema(&c.schema, file);
             let mut sites = c.sites.clone();
             sites.holder = c.holder.clone();
+            // Named by its key in a tools map: the key is its name, the entry its registration.
+            if let Some(route) = keyed_in_map(c, files).and_then(|(d, _)| d.site.clone()) {
+                sites.name = Some(route.label.clone());
+                sites.registration = Some(route.site.clone());
+                sites.routes = vec![route];
+            }
             let (style, handler) = match own_handler {
                 h if c.kind == CandidateKind::Builder => (Style::Builder, h),
                 h if registered => (Style::Register, h),
@@ -203,11 +294,27 @@ pub fn link(files: &[(String, FileFacts)], entry_file: Option<&str>) -> Vec<Tool
             {
                 sites.registration = Some(listed[0].clone());
             }
-            let (params, schema_site) =
+            let (mut params, mut schema_site) =
                 schema.map_or((Vec::new(), None), |s| (s.params, Some(s.site)));
+            if let Some(site) = &mut sites.description {
+                names.resolve_description(site, file);
+            }
+            for site in schema_site.iter_mut().flat_map(|s| s.params.iter_mut()) {
+                let schema_file = site.entry.file.clone();
+                if let Some(d) = &mut site.description {
+                    names.resolve_description(d, &schema_file);
+                    if let Some(p) = params.iter_mut().find(|p| p.name == site.name) {
+                        p.description = d.text.clone();
+                    }
+                }
+            }
             sites.schema = schema_site;
+            sites.output_keys = names
+                .schema(&c.output, file)
+                .map(|s| s.params.into_iter().map(|p| p.name).collect())
+                .unwrap_or_default();
             Tool {
-                description: names.resolve(&c.description, file),
+                description: sites.description.as_ref().and_then(|d| d.text.clone()),
                 params,
                 name,
                 style,
@@ -230,7 +337,9 @@ fn choose_definitions<'f>(
     let mut loop_registration = false;
     for (rel, facts) in files {
         for c in &facts.candidates {
-            let Some(name) = names.resolve(&c.name, rel) else {
+            let keyed =
+                || keyed_in_map(c, files).and_then(|(d, file)| names.resolve(&d.name, file));
+            let Some(name) = names.resolve(&c.name, rel).or_else(keyed) else {
                 // `server.tool(t.name, ...)` inside a loop: the names are in the tool objects.
                 loop_registration |= c.kind == CandidateKind::RegisterCall;
                 continue;
@@ -245,6 +354,31 @@ fn choose_definitions<'f>(
         }
     }
     (best, loop_registration)
+}
+
+/// For a builder chain held in a variable with no name of its own, the tools-map entry that
+/// names it (`{ read_x: readX }`), with its file.
+fn keyed_in_map<'f>(
+    c: &Candidate,
+    files: &'f [(String, FileFacts)],
+) -> Option<(&'f Dispatch, &'f str)> {
+    let holder = c
+        .holder
+        .as_deref()
+        .filter(|_| c.kind == CandidateKind::Builder)?;
+    if c.name != Expr::Unknown {
+        return None;
+    }
+    files.iter().find_map(|(rel, facts)| {
+        facts
+            .dispatches
+            .iter()
+            .find(|d| {
+                d.kind == DispatchKind::MapKey
+                    && matches!(&d.handler, HandlerRef::Named(h) if h == holder)
+            })
+            .map(|d| (d, rel.as_str()))
+    })
 }
 
 /// Every dispatch whose name resolves, with that name. A call that passes a definition object

@@ -8,8 +8,11 @@ pub mod facts;
 pub mod files;
 pub mod grammar;
 pub mod link;
+pub mod literal;
 pub mod params;
+pub mod python;
 pub mod syntax;
+pub mod text;
 pub mod trees;
 
 use std::collections::HashMap;
@@ -28,7 +31,7 @@ pub enum AnchorError {
     #[error("{0} is not a folder")]
     NotAFolder(PathBuf),
     #[error(
-        "{0} has no package.json, so it is not an npm package (give the folder that holds package.json)"
+        "{0} has no package.json, so it is not an npm package (give the folder that holds package.json, or a Python package's folder with pyproject.toml or a .venv)"
     )]
     NoPackageJson(PathBuf),
 }
@@ -120,6 +123,22 @@ pub fn anchor_with(root: &Path, cache: &Mutex<FactsCache>) -> Result<Inventory, 
 /// The source file the server's launch command runs, relative to the root.
 fn entry_file(root: &Path) -> Option<String> {
     let config = crate::server::LaunchConfig::for_package(root).ok()?;
+    if let Some(module) = python_entry_module(&config.args) {
+        let base = config.env.get("PYTHONPATH").map_or(".", String::as_str);
+        let stem = module.replace('.', "/");
+        return [
+            format!("{stem}/__main__.py"),
+            format!("{stem}/__init__.py"),
+            format!("{stem}.py"),
+        ]
+        .into_iter()
+        .map(|f| {
+            format!("{}/{f}", base.trim_end_matches('/'))
+                .trim_start_matches("./")
+                .to_string()
+        })
+        .find(|f| root.join(f).is_file());
+    }
     let script = config.args.iter().find(|a| root.join(a).is_file())?;
     Some(
         files::relative(root, &root.join(script))
@@ -128,14 +147,50 @@ fn entry_file(root: &Path) -> Option<String> {
     )
 }
 
+/// The module a Python launch runs: `-m module`, or the module a `-c` runner imports from.
+fn python_entry_module(args: &[String]) -> Option<String> {
+    let at = |flag: &str| {
+        args.iter()
+            .position(|a| a == flag)
+            .and_then(|i| args.get(i + 1))
+    };
+    if let Some(m) = at("-m") {
+        return Some(m.clone());
+    }
+    let code = at("-c")?;
+    let from = code.split("from ").nth(1)?;
+    Some(from.split_whitespace().next()?.to_string())
+}
+
 pub fn check_package(root: &Path) -> Result<(), AnchorError> {
     if !root.is_dir() {
         return Err(AnchorError::NotAFolder(root.to_path_buf()));
     }
-    if !root.join("package.json").is_file() {
+    if !root.join("package.json").is_file() && !is_python_package(root) {
         return Err(AnchorError::NoPackageJson(root.to_path_buf()));
     }
     Ok(())
+}
+
+/// A Python package folder: no `package.json`, and a `pyproject.toml` (or `setup.py`), or a
+/// `.venv` beside its sources as a workspace from PyPI has, or launch settings that run Python.
+pub fn is_python_package(root: &Path) -> bool {
+    if root.join("package.json").is_file() {
+        return false;
+    }
+    [
+        "pyproject.toml",
+        "setup.py",
+        "setup.cfg",
+        crate::server::launch::VENV_LINK,
+    ]
+    .iter()
+    .any(|f| root.join(f).exists())
+        || crate::server::LaunchConfig::for_package(root).is_ok_and(|c| {
+            Path::new(&c.command)
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("python"))
+        })
 }
 
 fn read_cached(file: &SourceFile, cache: &Mutex<FactsCache>) -> facts::FileFacts {

@@ -4,7 +4,8 @@
 use tree_sitter::Node;
 
 use super::syntax::{self, arguments, object_entries, span, string_value, text, unwrap};
-use crate::inventory::{Param, ParamSite, SchemaSite};
+use super::text;
+use crate::inventory::{Param, ParamShape, ParamSite, SchemaSite};
 
 /// A schema written out in the source: its parameters and where they are.
 #[derive(Debug, Clone, PartialEq)]
@@ -123,6 +124,7 @@ fn read_object_schema(object: Node, src: &str, rel: &str) -> Schema {
         json_root: json.then(|| span(object, rel)),
         zod: None,
         params: Vec::new(),
+        python: None,
     };
     if let Some(props) = get("properties") {
         let required = get("required")
@@ -185,9 +187,8 @@ fn json_param(
     let value = unwrap(value);
     let mut param = Param {
         name: name.to_string(),
-        ty: None,
-        description: None,
         required,
+        ..Param::default()
     };
     let mut site = ParamSite {
         name: name.to_string(),
@@ -198,21 +199,123 @@ fn json_param(
         live_described: false,
     };
     if value.kind() == "object" {
+        let shape = &mut param.shape;
         for (key, v, _) in object_entries(value, src) {
             match key.as_str() {
                 "type" => {
-                    param.ty = string_value(v, src).or_else(|| Some(text(v, src).to_string()))
+                    param.ty = string_value(v, src).or_else(|| Some(text(v, src).to_string()));
+                    shape.integer |= param.ty.as_deref() == Some("integer");
                 }
                 "description" => {
-                    param.description = string_value(v, src);
-                    site.description = param.description.is_some().then(|| span(unwrap(v), rel));
+                    let d = text::read_description(v, src, rel);
+                    param.description = d.text.clone();
+                    site.description = Some(d);
                 }
-                "enum" if param.ty.is_none() => param.ty = Some("enum".into()),
+                "enum" => {
+                    shape.values = literal_array(v, src);
+                    if param.ty.is_none() {
+                        param.ty = Some("enum".into());
+                    }
+                }
+                "default" => shape.default = literal(v, src),
+                "minimum" | "minLength" | "minItems" => shape.min = number(v, src),
+                "maximum" | "maxLength" | "maxItems" => shape.max = number(v, src),
+                "format" => shape.format = string_value(v, src),
+                "items" if unwrap(v).kind() == "object" => {
+                    for (k, iv, _) in object_entries(unwrap(v), src) {
+                        match k.as_str() {
+                            "type" => shape.items = string_value(iv, src),
+                            "properties" if unwrap(iv).kind() == "object" => {
+                                shape.keys = keys(unwrap(iv), src)
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                "properties" if unwrap(v).kind() == "object" => shape.keys = keys(unwrap(v), src),
                 _ => {}
             }
         }
     }
     (param, site)
+}
+
+fn keys(object: Node, src: &str) -> Vec<String> {
+    object_entries(object, src)
+        .into_iter()
+        .map(|(k, _, _)| k)
+        .collect()
+}
+
+/// A number as written (`10`, `-1`, `0.5`).
+fn number(node: Node, src: &str) -> Option<String> {
+    let node = unwrap(node);
+    match node.kind() {
+        "number" => Some(text(node, src).to_string()),
+        "unary_expression" if node.named_child(0).is_some_and(|n| n.kind() == "number") => {
+            Some(text(node, src).split_whitespace().collect())
+        }
+        _ => None,
+    }
+}
+
+/// A literal value as a description would quote it: strings without quotes, numbers and
+/// booleans as written; None for anything else.
+fn literal(node: Node, src: &str) -> Option<String> {
+    let node = unwrap(node);
+    match node.kind() {
+        "true" | "false" | "null" => Some(text(node, src).to_string()),
+        _ => string_value(node, src).or_else(|| number(node, src)),
+    }
+}
+
+fn literal_array(node: Node, src: &str) -> Vec<String> {
+    let node = unwrap(node);
+    if node.kind() != "array" {
+        return Vec::new();
+    }
+    let mut cursor = node.walk();
+    let values: Vec<Option<String>> = node
+        .named_children(&mut cursor)
+        .map(|n| literal(n, src))
+        .collect();
+    values
+        .into_iter()
+        .collect::<Option<Vec<_>>>()
+        .unwrap_or_default()
+}
+
+/// Zod methods that check a string's format, by the word a description uses.
+const FORMATS: &[(&str, &str)] = &[
+    ("email", "email"),
+    ("url", "url"),
+    ("uuid", "uuid"),
+    ("datetime", "date-time"),
+    ("date", "date"),
+    ("time", "time"),
+    ("ip", "ip"),
+    ("ipv4", "ipv4"),
+    ("ipv6", "ipv6"),
+];
+
+/// The innermost call of a zod chain (`z.string()` in `z.string().min(1)`) with its method.
+fn zod_base<'t>(node: Node<'t>, src: &str) -> Option<(Node<'t>, String)> {
+    let mut node = unwrap(node);
+    loop {
+        if node.kind() != "call_expression" {
+            return None;
+        }
+        let function = node
+            .child_by_field_name("function")
+            .filter(|f| f.kind() == "member_expression")?;
+        let method = function
+            .child_by_field_name("property")
+            .map(|p| text(p, src).to_string())?;
+        match function.child_by_field_name("object").map(unwrap) {
+            Some(r) if r.kind() == "call_expression" => node = r,
+            _ => return Some((node, method)),
+        }
+    }
 }
 
 /// Reads a zod chain such as `z.string().min(1).optional().describe("City name")`; also returns
@@ -239,17 +342,17 @@ fn zod_param(
         if let Some(ty) = get("type").filter(|t| unwrap(*t).kind() == "call_expression") {
             let (mut param, mut site, _) = zod_param(name, ty, entry, src, rel);
             if let Some(d) = get("description") {
-                param.description = string_value(d, src);
-                site.description = param.description.is_some().then(|| span(unwrap(d), rel));
+                let d = text::read_description(d, src, rel);
+                param.description = d.text.clone();
+                site.description = Some(d);
             }
             return (param, site, None);
         }
     }
     let mut param = Param {
         name: name.clone(),
-        ty: None,
-        description: None,
         required: true,
+        ..Param::default()
     };
     let mut site = ParamSite {
         name,
@@ -277,17 +380,14 @@ fn zod_param(
             .map(|p| text(p, src))
             .unwrap_or("");
         let receiver = function.child_by_field_name("object").map(unwrap);
-        match method {
-            "describe" if param.description.is_none() => {
-                param.description = args.first().and_then(|a| string_value(*a, src));
-                site.description = args
-                    .first()
-                    .filter(|_| param.description.is_some())
-                    .map(|a| span(*a, rel));
-            }
-            m if OPTIONAL_METHODS.contains(&m) => param.required = false,
-            _ => {}
-        }
+        read_link(
+            method,
+            args.first().copied(),
+            &mut param,
+            &mut site,
+            src,
+            rel,
+        );
         match receiver {
             Some(r) if r.kind() == "call_expression" => node = r,
             // The innermost call, on `z` or `zod_1.z`, names the type.
@@ -295,6 +395,7 @@ fn zod_param(
                 param.ty = Some(method.to_string());
                 site.base = Some(span(node, rel));
                 zod = r.and_then(|r| syntax::path(r, src));
+                read_base(method, args.first().copied(), &mut param.shape, src);
                 break;
             }
         }
@@ -302,72 +403,80 @@ fn zod_param(
     (param, site, zod)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::anchor::{self, grammar::Lang};
-
-    /// The schema of the first object literal in `src`.
-    fn schema_of(src: &str) -> Schema {
-        let tree = anchor::parse(src, Lang::JavaScript).unwrap();
-        let mut cursor = tree.walk();
-        let mut stack = vec![tree.root_node()];
-        while let Some(node) = stack.pop() {
-            if node.kind() == "object" {
-                match read_schema(node, src, "a.js") {
-                    SchemaRef::Inline(s) => return s,
-                    other => panic!("not inline: {other:?}"),
-                }
+/// What one link of a zod chain says about its parameter: its description, that it is
+/// optional (and its default), its bounds, that it is an integer, its format.
+fn read_link(
+    method: &str,
+    first: Option<Node>,
+    param: &mut Param,
+    site: &mut ParamSite,
+    src: &str,
+    rel: &str,
+) {
+    let shape = &mut param.shape;
+    match method {
+        "describe" if site.description.is_none() => {
+            if let Some(a) = first {
+                let d = text::read_description(a, src, rel);
+                param.description = d.text.clone();
+                site.description = Some(d);
             }
-            stack.extend(
-                node.children(&mut cursor)
-                    .collect::<Vec<_>>()
-                    .into_iter()
-                    .rev(),
-            );
         }
-        panic!("no object in {src}");
+        m if OPTIONAL_METHODS.contains(&m) => {
+            param.required = false;
+            if m == "default" && shape.default.is_none() {
+                shape.default = first.and_then(|a| literal(a, src));
+            }
+        }
+        "min" | "gte" | "nonempty" | "length" if shape.min.is_none() => {
+            shape.min = first.and_then(|a| number(a, src));
+            if method == "nonempty" {
+                shape.min = Some("1".into());
+            }
+        }
+        "nonnegative" if shape.min.is_none() => shape.min = Some("0".into()),
+        _ => {}
     }
-
-    #[test]
-    fn typed_entries_read_the_zod_chain_in_type_and_the_description_beside_it() {
-        let src = r#"const schema = {
-  budgetId: { type: z.string().optional(), description: "The budget" },
-  amount: { type: z.number(), description: "In dollars" },
-};"#;
-        let schema = schema_of(src);
-        let got: Vec<(&str, Option<&str>, Option<&str>, bool)> = schema
-            .params
-            .iter()
-            .map(|p| {
-                (
-                    p.name.as_str(),
-                    p.ty.as_deref(),
-                    p.description.as_deref(),
-                    p.required,
-                )
-            })
-            .collect();
-        assert_eq!(
-            got,
-            [
-                ("budgetId", Some("string"), Some("The budget"), false),
-                ("amount", Some("number"), Some("In dollars"), true),
-            ]
-        );
-        let site = &schema.site.params[0];
-        let at = |span: &crate::inventory::Span| &src[span.bytes.0..span.bytes.1];
-        assert_eq!(at(site.description.as_ref().unwrap()), "\"The budget\"");
-        assert_eq!(at(site.base.as_ref().unwrap()), "z.string()");
-        assert_eq!(at(&site.value), "z.string().optional()");
-        // New parameters could not be written as plain zod here.
-        assert_eq!(schema.site.zod, None);
+    if matches!(method, "max" | "lte" | "length") && shape.max.is_none() {
+        shape.max = first.and_then(|a| number(a, src));
     }
-
-    #[test]
-    fn plain_zod_entries_give_the_spelling_of_zod() {
-        let schema = schema_of(r#"const s = { city: z.string().describe("City") };"#);
-        assert_eq!(schema.params[0].description.as_deref(), Some("City"));
-        assert_eq!(schema.site.zod.as_deref(), Some("z"));
+    if method == "int" {
+        shape.integer = true;
+    }
+    if let Some((_, word)) = FORMATS.iter().find(|(m, _)| *m == method) {
+        shape.format = Some(word.to_string());
     }
 }
+
+/// What the type call itself says: an enum's values, an array's items, an object's keys.
+fn read_base(method: &str, arg: Option<Node>, shape: &mut ParamShape, src: &str) {
+    let Some(arg) = arg.map(unwrap) else {
+        return;
+    };
+    match method {
+        "enum" => shape.values = literal_array(arg, src),
+        "literal" => shape.values = literal(arg, src).into_iter().collect(),
+        "object" | "strictObject" | "looseObject" if arg.kind() == "object" => {
+            shape.keys = keys(arg, src)
+        }
+        "array" => {
+            if let Some((inner, item)) = zod_base(arg, src) {
+                if matches!(item.as_str(), "object" | "strictObject" | "looseObject")
+                    && let Some(o) = inner
+                        .child_by_field_name("arguments")
+                        .and_then(|a| arguments(a).first().copied())
+                        .map(unwrap)
+                        .filter(|o| o.kind() == "object")
+                {
+                    shape.keys = keys(o, src);
+                }
+                shape.items = Some(item);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+#[path = "params_tests.rs"]
+mod tests;

@@ -48,7 +48,7 @@ pub fn unwrap(mut node: Node) -> Node {
 pub fn string_value(node: Node, src: &str) -> Option<String> {
     let node = unwrap(node);
     match node.kind() {
-        "string" => Some(unescape(strip_quotes(text(node, src)))),
+        "string" => Some(super::literal::decode(text(node, src)).value),
         "template_string" => {
             let mut cursor = node.walk();
             if node
@@ -57,7 +57,7 @@ pub fn string_value(node: Node, src: &str) -> Option<String> {
             {
                 return None;
             }
-            Some(unescape(strip_quotes(text(node, src))))
+            Some(super::literal::decode(text(node, src)).value)
         }
         "binary_expression"
             if node.child_by_field_name("operator").map(|o| o.kind()) == Some("+") =>
@@ -68,41 +68,6 @@ pub fn string_value(node: Node, src: &str) -> Option<String> {
         }
         _ => None,
     }
-}
-
-/// The text between a literal's quotes. The parser recovers from an unterminated literal with a
-/// zero-width closing quote, so the text may end anywhere, even inside it with a multi-byte
-/// character: what follows the opening quote is kept.
-fn strip_quotes(s: &str) -> &str {
-    let Some(quote) = s.chars().next().filter(|c| matches!(c, '"' | '\'' | '`')) else {
-        return s;
-    };
-    let inner = &s[quote.len_utf8()..];
-    inner.strip_suffix(quote).unwrap_or(inner)
-}
-
-/// Resolves the escapes that appear in tool names and descriptions; others are kept as written.
-fn unescape(s: &str) -> String {
-    if !s.contains('\\') {
-        return s.to_string();
-    }
-    let mut out = String::with_capacity(s.len());
-    let mut chars = s.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('n') => out.push('\n'),
-            Some('t') => out.push('\t'),
-            Some('r') => out.push('\r'),
-            Some('\n') => {}
-            Some(other) => out.push(other),
-            None => out.push('\\'),
-        }
-    }
-    out
 }
 
 /// A dotted name for an identifier or member chain: `ECHO`, `ToolName.ECHO`, `X["a"]` as `X.a`.
@@ -248,14 +213,6 @@ mod tests {
                 }
             }
         }
-    }
-
-    #[test]
-    fn quotes_are_stripped_only_when_they_match() {
-        assert_eq!(strip_quotes("\"echo\""), "echo");
-        assert_eq!(strip_quotes("'it\""), "it\"");
-        assert_eq!(strip_quotes("`"), "");
-        assert_eq!(strip_quotes("ab"), "ab");
     }
 
     /// Found reading the code (`&s[1..s.len()-1]` cut a character in two) and kept as the

@@ -242,10 +242,22 @@ enum ServerProblem {
     NpmViewTimeout { spec: String },
     #[error("npm package `{spec}` cannot be installed: {cause}")]
     NotInstallable { spec: String, cause: String },
+    #[error("{0}")]
+    BadPypiSpec(String),
 }
 
 fn resolve(entry: &ManifestEntry, dir: &Path, line: usize) -> Result<Server, ServerProblem> {
     let origin = match (&entry.package, &entry.source) {
+        // `package = "pypi:NAME==VERSION"`: installed beside the manifest (`mcpevol install`).
+        (Some(package), None) if package.starts_with("pypi:") => {
+            let spec = crate::workspace::pypi::PypiSpec::parse(package)
+                .expect("starts with pypi:")
+                .map_err(|e| ServerProblem::BadPypiSpec(e.to_string()))?;
+            let installs = dir.join(crate::catalog::PYPI_INSTALLS);
+            Origin::Folder(absolute(
+                &crate::workspace::pypi::install_dir(&spec, &installs).join("package"),
+            ))
+        }
         (Some(package), None) => Origin::Folder(absolute(&dir.join("node_modules").join(package))),
         (None, Some(source)) if is_folder(source, dir) => {
             Origin::Folder(absolute(&dir.join(source)))
@@ -287,8 +299,16 @@ fn absolute(path: &Path) -> PathBuf {
 fn installable(server: &Server) -> Result<(), ServerProblem> {
     match &server.origin {
         Origin::Folder(dir) if dir.join("package.json").is_file() => Ok(()),
+        Origin::Folder(dir) if crate::anchor::is_python_package(dir) => Ok(()),
         Origin::Folder(dir) if dir.is_dir() => Err(ServerProblem::NotAPackage(dir.clone())),
         Origin::Folder(dir) => Err(ServerProblem::Missing(dir.clone())),
+        // A PyPI spec's release is looked up when it is installed.
+        Origin::Npm(spec) if spec.starts_with("pypi:") => {
+            crate::workspace::pypi::PypiSpec::parse(spec)
+                .expect("starts with pypi:")
+                .map(|_| ())
+                .map_err(|e| ServerProblem::BadPypiSpec(e.to_string()))
+        }
         Origin::Npm(spec) => npm_view(spec),
     }
 }

@@ -108,3 +108,32 @@ fn a_missing_folder_is_reported_as_not_installable_with_its_line() {
     assert!(found[0].why.contains("does not exist"), "{}", found[0]);
     manifest.check_installable(&all[..1]).unwrap();
 }
+
+#[test]
+fn the_servers_pypi_catalog_is_a_valid_manifest_whose_packages_are_its_installs() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("servers-pypi/servers.toml");
+    let manifest = Manifest::load(&path).unwrap();
+    let time = &manifest.servers[0];
+    assert_eq!(time.name, "time");
+    assert!(
+        matches!(&time.origin, Origin::Folder(p) if p.ends_with("installed/pypi/mcp-server-time-2025.9.25/package")),
+        "{:?}",
+        time.origin
+    );
+    assert_eq!(time.launch.as_ref().unwrap().command, ".venv/bin/python");
+}
+
+#[test]
+fn a_pypi_source_must_name_an_exact_version() {
+    let (_dir, path) = write(
+        "[[server]]\nid = \"ok\"\nsource = \"pypi:mcp-server-time==2025.9.25\"\n\n[[server]]\nid = \"loose\"\nsource = \"pypi:mcp-server-time\"\n",
+    );
+    let manifest = Manifest::load(&path).unwrap();
+    let all: Vec<&Server> = manifest.servers.iter().collect();
+    let Err(ManifestError::Problems(found)) = manifest.check_installable(&all) else {
+        panic!("a spec without a version passed");
+    };
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].server.as_deref(), Some("loose"));
+    assert!(found[0].why.contains("pypi:NAME==VERSION"), "{}", found[0]);
+}

@@ -38,6 +38,9 @@ pub fn run(args: LogArgs) -> Result<()> {
             e.tests.unverifiable,
             e.summary
         );
+        if let Some(why) = &e.proof.unproven_reason {
+            println!("{:26}unproven: {why}", "");
+        }
         for c in &e.schema_changes {
             let breaking = if c.breaking { " [breaking]" } else { "" };
             println!("{:26}{} {}{breaking}", "", c.tool, c.describe());

@@ -11,6 +11,7 @@ pub mod evolve;
 pub mod exit;
 pub mod export;
 pub mod init;
+pub mod install;
 pub mod log;
 pub mod operators;
 pub mod options;

@@ -56,6 +56,10 @@ pub struct EvolveArgs {
     /// A folder of your own operator files, beside the built-in ones (repeatable).
     #[arg(long = "operators")]
     pub operator_dirs: Vec<PathBuf>,
+    /// Refuse a change that no passed check showed working (every check of it unverifiable),
+    /// and try others; without it such a version is committed and recorded as unproven.
+    #[arg(long)]
+    pub require_proof: bool,
 }
 
 impl EvolveArgs {
@@ -89,6 +93,7 @@ impl EvolveArgs {
             stages: parse_stages(&self.stages)?,
             max_attempts: self.max_attempts(),
             max_failed_rounds: self.max_failed_rounds,
+            require_proof: self.require_proof,
         })
     }
 }

@@ -290,6 +290,7 @@ fn vary(
             parts,
             raw: Vec::new(),
             deterministic,
+            like_unknown: false,
         };
         // A crash or hang of the sample says nothing of the output.
         let comparable = !matches!(status, CallStatus::Crashed | CallStatus::Timeout);

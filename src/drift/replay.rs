@@ -86,7 +86,7 @@ pub(super) async fn observe(
         .iter()
         .zip(&observed)
         .filter(|(c, _)| listed.contains(&c.tool))
-        .map(|(c, o)| (c.tool.as_str(), o));
+        .map(|(c, o)| (c.tool.as_str(), o.as_outcome()));
     let unknown = unknown.filter(|shape| !shape.answers_like_any(own));
     Ok(Original { observed, unknown })
 }

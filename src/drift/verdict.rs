@@ -204,7 +204,8 @@ mod tests {
     fn unknown() -> UnknownShape {
         UnknownShape {
             status: CallStatus::ToolError,
-            text: "Unknown tool: {name}".into(),
+            texts: vec!["Unknown tool: {name}".into()],
+            empty: false,
         }
     }
 

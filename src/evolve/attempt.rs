@@ -24,17 +24,56 @@ use crate::schema;
 use crate::schema::SchemaChange;
 use crate::server::{LaunchConfig, LiveTools};
 use crate::validate::Baseline;
-use crate::validate::TestResult;
+use crate::validate::{Proof, TestResult};
 use crate::version_record::GeneratedResult;
 use crate::version_record::{ChangeRecord, Rejection, RoundRecord};
 use crate::workspace::{VersionTag, Workspace};
 
-/// What a version that passed showed.
+/// What a version that passed showed, with what each change's checks proved.
 pub(super) struct Proven {
     pub(super) live: LiveTools,
     pub(super) schema_changes: Vec<SchemaChange>,
     pub(super) tests: Vec<TestResult>,
     pub(super) generated: Vec<GeneratedResult>,
+}
+
+impl Proven {
+    /// The schema changes of each proposal: all of them for a single change; for several, the
+    /// ones on each change's own tools.
+    fn changes_of<'p>(&'p self, proposals: &[Proposal], i: usize) -> Vec<&'p SchemaChange> {
+        self.schema_changes
+            .iter()
+            .filter(|c| {
+                proposals.len() == 1
+                    || proposals[i].touches(&c.tool)
+                    || c.renamed_to
+                        .as_deref()
+                        .is_some_and(|n| proposals[i].touches(n))
+            })
+            .collect()
+    }
+
+    /// Each proposal's patterns and proof: proven by a passed check that exercised its schema
+    /// changes (or a model's own case that did).
+    fn proofs(&self, proposals: &[Proposal]) -> Vec<(Vec<crate::schema::Pattern>, Proof)> {
+        (0..proposals.len())
+            .map(|i| {
+                let mine = self.changes_of(proposals, i);
+                let owned: Vec<SchemaChange> = mine.iter().map(|c| (*c).clone()).collect();
+                let shown_by: Vec<&str> = self
+                    .generated
+                    .iter()
+                    .filter(|g| g.verdict == crate::validate::Verdict::Passed)
+                    .filter(|g| g.test.exercises(&owned))
+                    .map(|g| g.test.tool.as_str())
+                    .collect();
+                (
+                    schema::round_patterns(&owned),
+                    crate::validate::proof::of_changes(&mine, &self.tests, &shown_by),
+                )
+            })
+            .collect()
+    }
 }
 
 /// One round: the version it makes and everything its attempts share.
@@ -126,6 +165,7 @@ impl Round<'_> {
                     return Ok(RoundEnd::Made(Box::new(made)));
                 }
                 Err(error) => {
+                    tracing::debug!(%error, "attempt rejected");
                     self.ws.restore(&head)?;
                     let hunks = proposals.iter().flat_map(|p| p.hunks.clone()).collect();
                     let first = proposals.first();
@@ -205,7 +245,14 @@ impl Round<'_> {
         self.clock.add_ms(Step::Overlapped, worked);
         trees_verdict?;
         node_verdict?;
-        proven
+        let proven = proven?;
+        if self.opts.require_proof {
+            let proof = Proof::all(proven.proofs(proposals).into_iter().map(|(_, p)| p));
+            if let Some(why) = proof.unproven_reason {
+                return Err(AttemptError::Unproven(why));
+            }
+        }
+        Ok(proven)
     }
 
     /// The tree-sitter check of the edited files on another thread, then, when it passes,
@@ -241,10 +288,12 @@ impl Round<'_> {
         proposer: &mut dyn Proposer,
     ) -> Made {
         let provenance = proposer.provenance();
+        let proofs = proven.proofs(&proposals);
         let mut changes: Vec<ChangeRecord> = proposals
             .into_iter()
             .zip(operators)
-            .map(|(p, op)| ChangeRecord::new(p, op))
+            .zip(proofs)
+            .map(|((p, op), (patterns, proof))| ChangeRecord::new(p, op, patterns, proof))
             .collect();
         // A model does not say which tools its edits add; the schema does. With one change,
         // every tool the version adds is that change's.
@@ -255,6 +304,7 @@ impl Round<'_> {
                 }
             }
         }
+        let changes_proofs: Vec<Proof> = changes.iter().map(|c| c.proof.clone()).collect();
         let one_operator = changes.first().filter(|first| {
             changes
                 .iter()
@@ -284,6 +334,7 @@ impl Round<'_> {
             usage: provenance.usage,
             model: provenance.model,
             failed_rounds: Vec::new(),
+            proof: Proof::all(changes_proofs),
         };
         Made {
             record,

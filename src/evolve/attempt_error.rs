@@ -33,6 +33,9 @@ pub enum AttemptError {
         operator: String,
         violations: Vec<String>,
     },
+    /// A description was lost, garbled or padded.
+    #[error(transparent)]
+    Description(#[from] crate::describe_check::Refused),
     /// A check of the oracle failed on the new version.
     #[error("test of `{tool}` failed: {reason}")]
     Test { tool: String, reason: String },
@@ -56,6 +59,9 @@ pub enum AttemptError {
     Workspace(#[from] WorkspaceError),
     #[error("cannot make a scratch folder: {0}")]
     Scratch(std::io::Error),
+    /// `--require-proof`: every check of the change passed or proved nothing, none showed it.
+    #[error("no passed check showed the change (--require-proof): {0}")]
+    Unproven(String),
     /// A syntax check thread died.
     #[error("the syntax check panicked")]
     CheckPanicked,
@@ -72,9 +78,11 @@ impl AttemptError {
             AttemptError::Syntax(_) => RejectionKind::Syntax,
             AttemptError::Server(_) | AttemptError::Previous(_) => RejectionKind::Server,
             AttemptError::Contract { .. } => RejectionKind::Contract,
+            AttemptError::Description(_) => RejectionKind::Description,
             AttemptError::Test { .. } => RejectionKind::Test,
             AttemptError::GeneratedTest { .. } => RejectionKind::GeneratedTest,
             AttemptError::Endpoint(_) => RejectionKind::Endpoint,
+            AttemptError::Unproven(_) => RejectionKind::Unproven,
             AttemptError::Workspace(_) | AttemptError::Scratch(_) | AttemptError::CheckPanicked => {
                 RejectionKind::Other
             }

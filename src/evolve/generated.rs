@@ -14,7 +14,7 @@ use crate::llm::ChatMessage;
 use crate::mutate::reply::{self, Expect, GeneratedTest};
 use crate::mutate::snippets;
 use crate::prompt::{self, Prompts};
-use crate::schema::{ChangeKind, SchemaChange};
+use crate::schema::SchemaChange;
 use crate::server::session::{CallStatus, Session};
 use crate::validate;
 use crate::version_record::GeneratedResult;
@@ -61,7 +61,7 @@ pub(super) async fn write_tests(
             Ok(cases) if cases.is_empty() => {
                 "the list of test cases is empty; write at least one call".to_string()
             }
-            Ok(cases) if !cases.iter().any(|c| exercises(c, changes)) => format!(
+            Ok(cases) if !cases.iter().any(|c| c.exercises(changes)) => format!(
                 "none of these calls exercises the change ({}); call a changed or new tool, setting the new or changed parameters",
                 change_words(changes)
             ),
@@ -144,24 +144,6 @@ fn snippets_of(
     snippets::snippets(root, &tools)
 }
 
-/// Whether a generated call exercises the change: it calls a new tool or an old name, or a
-/// changed tool with a changed parameter set (or any call of it when no parameter changed).
-pub fn exercises(case: &GeneratedTest, changes: &[SchemaChange]) -> bool {
-    changes.iter().any(|c| {
-        let named = c.tool == case.tool || c.renamed_to.as_deref() == Some(case.tool.as_str());
-        match (c.kind, &c.param) {
-            (ChangeKind::ToolAdded | ChangeKind::ToolRemoved | ChangeKind::ToolRenamed, _) => named,
-            (_, Some(param))
-                if c.kind != ChangeKind::ParamDescriptionChanged
-                    && c.kind != ChangeKind::ParamRemoved =>
-            {
-                named && case.arguments.contains_key(param)
-            }
-            _ => named,
-        }
-    })
-}
-
 fn change_words(changes: &[SchemaChange]) -> String {
     changes
         .iter()
@@ -231,55 +213,5 @@ fn generated_failure(
             )),
             _ => None,
         },
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn case(tool: &str, args: serde_json::Value) -> GeneratedTest {
-        GeneratedTest {
-            tool: tool.into(),
-            arguments: args.as_object().cloned().unwrap_or_default(),
-            expect: Expect::Success,
-            contains: None,
-        }
-    }
-
-    #[test]
-    fn a_call_exercises_a_parameter_change_only_when_it_sets_the_parameter() {
-        let added = SchemaChange::plain(
-            ChangeKind::ParamAdded,
-            "get_forecast",
-            Some("days"),
-            Some(false),
-        );
-        let changes = vec![added];
-        assert!(!exercises(
-            &case("get_forecast", serde_json::json!({"city": "paris"})),
-            &changes
-        ));
-        assert!(exercises(
-            &case(
-                "get_forecast",
-                serde_json::json!({"city": "paris", "days": 2})
-            ),
-            &changes
-        ));
-        assert!(!exercises(
-            &case("list_cities", serde_json::json!({"days": 2})),
-            &changes
-        ));
-        let new_tool = vec![SchemaChange::plain(
-            ChangeKind::ToolAdded,
-            "get_alerts",
-            None,
-            None,
-        )];
-        assert!(exercises(
-            &case("get_alerts", serde_json::json!({})),
-            &new_tool
-        ));
     }
 }

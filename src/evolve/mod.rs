@@ -78,6 +78,8 @@ pub struct EvolveOptions {
     /// Failed rounds tolerated before the evolution stops short of `rounds` versions: a failed
     /// round is reported and tried again with another seed.
     pub max_failed_rounds: u32,
+    /// Refuse a change no passed check showed working, and try others (`--require-proof`).
+    pub require_proof: bool,
 }
 
 impl EvolveOptions {
@@ -93,6 +95,7 @@ impl EvolveOptions {
             stages: default_stages(),
             max_attempts: MAX_ATTEMPTS,
             max_failed_rounds: MAX_FAILED_ROUNDS,
+            require_proof: false,
         }
     }
 }

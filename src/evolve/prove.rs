@@ -99,6 +99,13 @@ impl Round<'_> {
         proposer: &mut dyn Proposer,
     ) -> Result<(Vec<TestResult>, Vec<GeneratedResult>), AttemptError> {
         verify_contracts(proposals, operators, changes)?;
+        // One operator's rules on what its descriptions keep; several changes are held to
+        // what every description change must keep.
+        let operator = match operators {
+            [op] => op.builtin(),
+            _ => None,
+        };
+        crate::describe_check::check(&previous.tools, &live.tools, changes, operator)?;
         let effects: Vec<validate::Effect> =
             proposals.iter().flat_map(|p| p.effects.clone()).collect();
         let change = validate::VersionChange {

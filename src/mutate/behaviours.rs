@@ -10,9 +10,15 @@ pub struct NewParam {
     pub name: &'static str,
     /// The JSON-schema type (zod: `z.number().int()`).
     pub ty: &'static str,
-    pub description: &'static str,
+    /// Wordings of its own description, one chosen by the seed.
+    pub descriptions: &'static [&'static str],
+    /// Wordings of what it does, for the tool's description.
+    pub tool_sentences: &'static [&'static str],
     /// Statements run after the handler: `input.<name>` is the value, `result` the answer.
     pub after: &'static str,
+    /// The same in Python (`python::wrap`): `arguments` holds the call's arguments, `result`
+    /// the answer, and `rework(result, cut)` cuts each of its text parts.
+    pub after_py: &'static str,
     pub effect: fn(tool: &str, param: &str) -> Effect,
 }
 
@@ -33,12 +39,37 @@ macro_rules! reworks_text {
     };
 }
 
+/// The same in Python: cuts every text part of `result` with `cut(text)`.
+macro_rules! reworks_text_py {
+    ($param:literal, $cut:literal) => {
+        concat!(
+            "limit = arguments.get(\"",
+            $param,
+            "\")\n",
+            "if isinstance(limit, int) and not isinstance(limit, bool) and limit > 0:\n",
+            "    result = rework(result, lambda text: ",
+            $cut,
+            ")"
+        )
+    };
+}
+
 pub const NEW_PARAMS: &[NewParam] = &[
     NewParam {
         name: "max_chars",
         ty: "integer",
-        description: "Cut each text part of the result to at most this many characters. Leave it out for the full text.",
+        descriptions: &[
+            "Cut each text part of the result to at most this many characters. Leave it out for the full text.",
+            "The most characters each text part of the result keeps; the rest is cut off. Without it, text is not cut.",
+            "How many characters of each text part of the result to keep; the rest is cut off. Leave it out for the whole text.",
+        ],
+        tool_sentences: &[
+            "Set `max_chars` to cut each text part of the result to that many characters.",
+            "`max_chars` cuts each text part of the result to at most that many characters.",
+            "With `max_chars`, each text part of the result is cut to that many characters.",
+        ],
         after: reworks_text!("max_chars", "Array.from(text).slice(0, limit).join(\"\")"),
+        after_py: reworks_text_py!("max_chars", "text[:limit]"),
         effect: |tool, param| Effect::TruncateChars {
             tool: tool.into(),
             param: param.into(),
@@ -47,17 +78,42 @@ pub const NEW_PARAMS: &[NewParam] = &[
     NewParam {
         name: "max_lines",
         ty: "integer",
-        description: "Keep at most this many lines of each text part of the result. Leave it out for every line.",
+        descriptions: &[
+            "Keep at most this many lines of each text part of the result. Leave it out for every line.",
+            "The most lines each text part of the result keeps, from its start. Without it, every line is kept.",
+            "How many lines of each text part of the result to keep, from the top. Leave it out for all lines.",
+        ],
+        tool_sentences: &[
+            "Set `max_lines` to keep only that many lines of each text part of the result, from the top.",
+            "`max_lines` keeps at most that many lines of each text part of the result, from the top.",
+            "With `max_lines`, only the first lines of each text part of the result are kept, up to that many.",
+        ],
         after: reworks_text!(
             "max_lines",
             "text.split(\"\\n\").slice(0, limit).join(\"\\n\")"
         ),
+        after_py: reworks_text_py!("max_lines", "\"\\n\".join(text.split(\"\\n\")[:limit])"),
         effect: |tool, param| Effect::TruncateLines {
             tool: tool.into(),
             param: param.into(),
         },
     },
 ];
+
+/// [`around_params`] for a handler in Python (`python`) or JavaScript.
+pub fn around_params_in(python: bool, params: &[&NewParam]) -> Around {
+    if !python {
+        return around_params(params);
+    }
+    Around {
+        before: String::new(),
+        after: params
+            .iter()
+            .map(|p| p.after_py)
+            .collect::<Vec<_>>()
+            .join("\n"),
+    }
+}
 
 /// Code that runs the after-steps of several new parameters in one wrapper, each in its own
 /// block so that their names do not clash.
@@ -129,6 +185,39 @@ impl Bound {
         Around {
             before: format!(
                 "{{\nconst value = input[{key}];\nif ({test}) {{\nreturn {{ content: [{{ type: \"text\", text: {message} }}], isError: true }};\n}}\n}}"
+            ),
+            after: String::new(),
+        }
+    }
+
+    /// [`Bound::enforce`] for a handler in Python (`python`): the call is refused by raising,
+    /// which the SDK answers as an error result.
+    pub fn enforce_in(self, python: bool, param: &str) -> Around {
+        if !python {
+            return self.enforce(param);
+        }
+        let key = serde_json::to_string(param).expect("a string serializes");
+        let (test, words) = match self {
+            Bound::MaxLength(n) => (
+                format!("isinstance(value, str) and len(value) > {n}"),
+                format!("at most {n} characters"),
+            ),
+            Bound::Maximum(n) => (
+                format!(
+                    "isinstance(value, (int, float)) and not isinstance(value, bool) and value > {n}"
+                ),
+                format!("at most {n}"),
+            ),
+            Bound::MaxItems(n) => (
+                format!("isinstance(value, list) and len(value) > {n}"),
+                format!("at most {n} items"),
+            ),
+        };
+        let message =
+            serde_json::to_string(&format!("`{param}` must be {words}.")).expect("serializes");
+        Around {
+            before: format!(
+                "value = arguments.get({key})\nif {test}:\n    raise ValueError({message})"
             ),
             after: String::new(),
         }

@@ -4,7 +4,10 @@
 //! [`crate::hunks`]. Everything after the proposal (check, validate, commit) is shared.
 
 pub mod behaviours;
+pub mod prose;
+pub mod python;
 pub mod reply;
+pub mod retext;
 pub mod rules;
 pub mod snippets;
 pub mod splice;
@@ -57,6 +60,13 @@ pub struct Context<'a> {
 pub enum MutateError {
     #[error("operator {operator} does not apply to this server: {why}")]
     NotApplicable { operator: OperatorId, why: String },
+    /// A description cannot be rewritten as the change needs.
+    #[error("its description cannot be rewritten: {0}")]
+    Description(String),
+    #[error("the {0} file does not parse")]
+    DoesNotParse(&'static str),
+    #[error("{0}")]
+    Unregistrable(&'static str),
     #[error("the handler of `{tool}` cannot be wrapped: {why}")]
     Unwrappable { tool: String, why: &'static str },
     #[error("operator {0} is not known to the rules backend")]

@@ -2,6 +2,8 @@
 //! Every malformed reply becomes an error in words that goes back to the model.
 
 use serde::{Deserialize, Serialize};
+
+use crate::schema::{ChangeKind, SchemaChange};
 use serde_json::Value;
 
 use crate::hunks::Hunk;
@@ -100,6 +102,29 @@ pub struct GeneratedTest {
     /// A substring the result text must contain, if any.
     #[serde(default)]
     pub contains: Option<String>,
+}
+
+impl GeneratedTest {
+    /// Whether a generated call exercises the change: it calls a new tool or an old name, or a
+    /// changed tool with a changed parameter set (or any call of it when no parameter changed).
+    pub fn exercises(&self, changes: &[SchemaChange]) -> bool {
+        let case = self;
+        changes.iter().any(|c| {
+            let named = c.tool == case.tool || c.renamed_to.as_deref() == Some(case.tool.as_str());
+            match (c.kind, &c.param) {
+                (ChangeKind::ToolAdded | ChangeKind::ToolRemoved | ChangeKind::ToolRenamed, _) => {
+                    named
+                }
+                (_, Some(param))
+                    if c.kind != ChangeKind::ParamDescriptionChanged
+                        && c.kind != ChangeKind::ParamRemoved =>
+                {
+                    named && case.arguments.contains_key(param)
+                }
+                _ => named,
+            }
+        })
+    }
 }
 
 /// How a model's test case expects its call to end.
@@ -217,5 +242,38 @@ mod tests {
         let t = parse_tests("```json\n[{\"tool\": \"echo\", \"arguments\": {\"m\": \"hi\"}, \"expect\": \"success\", \"contains\": \"hi\"}]\n```").unwrap();
         assert_eq!(t[0].contains.as_deref(), Some("hi"));
         assert!(parse_tests("[{\"tool\": \"echo\", \"expect\": \"maybe\"}]").is_err());
+    }
+
+    fn case(tool: &str, args: serde_json::Value) -> GeneratedTest {
+        GeneratedTest {
+            tool: tool.into(),
+            arguments: args.as_object().cloned().unwrap_or_default(),
+            expect: Expect::Success,
+            contains: None,
+        }
+    }
+
+    #[test]
+    fn a_call_exercises_a_parameter_change_only_when_it_sets_the_parameter() {
+        let added = SchemaChange::plain(
+            ChangeKind::ParamAdded,
+            "get_forecast",
+            Some("days"),
+            Some(false),
+        );
+        let changes = vec![added];
+        let paris = serde_json::json!({"city": "paris"});
+        assert!(!case("get_forecast", paris).exercises(&changes));
+        let two_days = serde_json::json!({"city": "paris", "days": 2});
+        assert!(case("get_forecast", two_days).exercises(&changes));
+        let other = serde_json::json!({"days": 2});
+        assert!(!case("list_cities", other).exercises(&changes));
+        let new_tool = vec![SchemaChange::plain(
+            ChangeKind::ToolAdded,
+            "get_alerts",
+            None,
+            None,
+        )];
+        assert!(case("get_alerts", serde_json::json!({})).exercises(&new_tool));
     }
 }

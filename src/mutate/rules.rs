@@ -8,13 +8,20 @@
 
 use std::path::Path;
 
-use super::behaviours::{Bound, NEW_PARAMS, NewParam, around_params};
+use super::behaviours::{Bound, NEW_PARAMS, NewParam, around_params_in};
+use super::prose::{self, Note};
+use super::python::{self, is_python};
 use super::splice::{Edits, append_entry, indent_at, item_range, js_string, statement_range};
-use super::words::{self, VARIANTS};
-use super::{Context, MutateError, Proposal, Rng, unroute, wrap};
-use crate::inventory::{ParamSite, RouteKind, Span, Tool};
+use super::{Context, MutateError, Proposal, Rng, retext, unroute, words, wrap};
+use crate::inventory::{DescriptionForm, DescriptionSite, ParamSite, RouteKind, Span, Tool};
 use crate::operators::Builtin::{self, *};
 use crate::validate::Effect;
+
+/// A replacement of a byte range of one file's text.
+type ByteCut = ((usize, usize), String);
+
+/// Suffixes of a tool added beside an existing one as its alias.
+const ALIAS_SUFFIXES: [&str; 3] = ["alias", "v1", "compat"];
 
 /// The operators the rules backend implements: every built-in one.
 pub const OPERATORS: &[Builtin] = Builtin::ALL;
@@ -23,7 +30,7 @@ pub const OPERATORS: &[Builtin] = Builtin::ALL;
 pub fn applies(op: Builtin, tool: &Tool, all: &[Tool]) -> Result<(), &'static str> {
     let s = &tool.sites;
     let schema = s.schema.as_ref();
-    let can_describe = s.description.is_some();
+    let can_describe = describable(tool).map(|_| ());
     if matches!(
         op,
         FlexibleExpansion
@@ -46,13 +53,13 @@ pub fn applies(op: Builtin, tool: &Tool, all: &[Tool]) -> Result<(), &'static st
     match op {
         ToolAddition | ToolIntegration => {
             copyable(tool)?;
-            if op == ToolIntegration && !can_describe {
-                return Err("its description is not a literal in the definition");
+            if op == ToolIntegration {
+                can_describe?;
             }
             Ok(())
         }
         ToolReplacement => {
-            if s.name.is_none() {
+            if s.name.is_none() && !python::names_by_registration(tool) {
                 return Err("its name is not written in its definition");
             }
             Ok(())
@@ -74,31 +81,28 @@ pub fn applies(op: Builtin, tool: &Tool, all: &[Tool]) -> Result<(), &'static st
                 return Err("it already has every parameter the rules can add");
             }
             match schema {
-                Some(sc) if sc.json || sc.zod.is_some() => Ok(()),
+                Some(sc) if sc.json || sc.zod.is_some() || sc.python.is_some() => {
+                    wrap::wrappable_here(tool)
+                }
                 Some(_) => Err("its zod shape has no parameter that shows how the file spells zod"),
                 None => Err("its input schema is not written out literally"),
             }
         }
         ConstraintMutation => constrainable(tool).map(|_| ()),
-        ParameterPruning => optional_params(tool)
-            .first()
-            .map(|_| ())
-            .ok_or("it has no optional parameter to remove"),
+        ParameterPruning => prunable(tool).map(|_| ()),
         InterfaceRefactoring => {
-            if !can_describe {
-                return Err("its description is not a literal in the definition");
-            }
+            can_describe?;
             applies(FlexibleExpansion, tool, all).or_else(|_| applies(ParameterPruning, tool, all))
         }
-        ToolDescriptionUpdate => can_describe
-            .then_some(())
-            .ok_or("its description is not a literal in the definition"),
-        ParameterDescriptionUpdate => describable_param(tool).map(|_| ()),
+        ToolDescriptionUpdate => {
+            can_describe?;
+            news(tool, all)
+        }
+        ParameterDescriptionUpdate => describable_params(tool).map(|_| ()),
         JointDescriptionUpdate => {
-            if !can_describe {
-                return Err("its description is not a literal in the definition");
-            }
-            describable_param(tool).map(|_| ())
+            can_describe?;
+            news(tool, all)?;
+            describable_params(tool).map(|_| ())
         }
     }
 }
@@ -126,15 +130,28 @@ fn copyable(tool: &Tool) -> Result<(), &'static str> {
         .registration
         .as_ref()
         .ok_or("no registration site to copy was found")?;
+    // A decorated Python function takes a second decorator naming the alias.
+    if python::names_by_registration(tool) && reg.file.ends_with(".py") {
+        return Ok(());
+    }
     let name = s
         .name
         .as_ref()
         .ok_or("its name is not written in its definition")?;
-    if contains(reg, name) || s.holder.is_some() {
-        Ok(())
-    } else {
-        Err("its name is not written where it is registered")
+    if !contains(reg, name) && s.holder.is_none() {
+        return Err("its name is not written where it is registered");
     }
+    // A copy of the registration alone would read the same description: the new tool would
+    // say nothing of being an alias, and repeat another tool's words.
+    if contains(reg, name)
+        && let Some(d) = &s.description
+        && !contains(reg, &d.span)
+    {
+        return Err(
+            "its description is not written where it is registered, so a copy would repeat it",
+        );
+    }
+    Ok(())
 }
 
 fn contains(outer: &Span, inner: &Span) -> bool {
@@ -149,16 +166,87 @@ fn optional_params(tool: &Tool) -> Vec<&ParamSite> {
         .params
         .iter()
         .filter(|p| tool.params.iter().any(|q| q.name == p.name && !q.required))
+        .filter(|p| !is_python(&p.entry.file) || python::prunable(schema))
         .collect()
 }
 
-fn describable_param(tool: &Tool) -> Result<&ParamSite, &'static str> {
+/// The optional parameters that can go: those the tool's description does not name, since a
+/// description that names a parameter the tool no longer takes would mislead.
+fn prunable(tool: &Tool) -> Result<Vec<&ParamSite>, &'static str> {
+    let optional = optional_params(tool);
+    if optional.is_empty() {
+        return Err("it has no optional parameter to remove");
+    }
+    let said = tool.description.as_deref().unwrap_or("");
+    let free: Vec<&ParamSite> = optional
+        .into_iter()
+        .filter(|p| !prose::mentions(said, &p.name))
+        .collect();
+    if free.is_empty() {
+        return Err("its description names every optional parameter, and would then be wrong");
+    }
+    Ok(free)
+}
+
+/// The tool's description, where it can be rewritten.
+fn describable(tool: &Tool) -> Result<&DescriptionSite, &'static str> {
+    let site = tool
+        .sites
+        .description
+        .as_ref()
+        .ok_or("it has no description written in its definition")?;
+    site.editable()?;
+    Ok(site)
+}
+
+/// Whether the rules know something true to add to the tool's description (from its schema,
+/// declared output and related tools; the handler's code is read when proposing).
+fn news(tool: &Tool, all: &[Tool]) -> Result<(), &'static str> {
+    let facts = prose::facts::of_tool(tool, all, None);
+    let mut rng = Rng::new(0);
+    if prose::Writer::new(&mut rng)
+        .tool_facts(&facts, 1)
+        .is_empty()
+    {
+        return Err("its description already says everything its schema shows");
+    }
+    Ok(())
+}
+
+/// The parameters whose description can be rewritten (or added) with a fact their schema
+/// gives, clients' view first.
+fn describable_params(tool: &Tool) -> Result<Vec<&ParamSite>, &'static str> {
     let schema = tool
         .sites
         .schema
         .as_ref()
         .ok_or("its input schema is not written out literally")?;
-    schema.params.first().ok_or("it has no parameters")
+    if schema.params.is_empty() {
+        return Err("it has no parameters");
+    }
+    let mut rng = Rng::new(0);
+    let facts = prose::facts::of_tool(tool, &[], None);
+    let found: Vec<&ParamSite> = preferred(&schema.params)
+        .into_iter()
+        .filter(|site| {
+            site.description
+                .as_ref()
+                .is_none_or(|d| d.editable().is_ok())
+        })
+        .filter(|site| {
+            facts
+                .params
+                .iter()
+                .find(|p| p.name == site.name)
+                .is_some_and(|p| !prose::Writer::new(&mut rng).param_facts(p).is_empty())
+        })
+        .collect();
+    if found.is_empty() {
+        return Err(
+            "no parameter has a fact its description does not state, where it can be edited",
+        );
+    }
+    Ok(found)
 }
 
 /// Parameters whose edits clients are known to see (the live schema describes them), or all
@@ -190,7 +278,7 @@ fn constrainable(tool: &Tool) -> Result<(&ParamSite, Bound), &'static str> {
         let Some(bound) = Bound::for_type(ty).filter(|_| schema.json || ty != "integer") else {
             continue;
         };
-        if schema.json || site.base.is_some() {
+        if schema.json || site.base.is_some() || schema.python.is_some() {
             return Ok((site, bound));
         }
     }
@@ -286,9 +374,9 @@ impl Draft<'_> {
             ToolReplacement => {
                 let new = words::join(name, "v2");
                 self.rename(tool, &new)?;
-                if tool.sites.description.is_some() {
-                    let old = tool.description.as_deref().unwrap_or("");
-                    self.describe(tool, &format!("Replaces `{name}`. {old}"))?;
+                if describable(tool).is_ok() {
+                    let note = self.writer().note(&Note::Formerly { old: name });
+                    self.add_sentences(tool, &[note])?;
                 }
                 self.added.push(new.clone());
                 format!("Tool Replacement: `{name}` is replaced by `{new}`")
@@ -300,15 +388,8 @@ impl Draft<'_> {
             }
             ToolIntegration => {
                 let new = self.add_copy(tool)?;
-                let old = tool
-                    .description
-                    .as_deref()
-                    .unwrap_or("")
-                    .trim_end_matches('.');
-                self.describe(
-                    tool,
-                    &format!("{old}. Also available as `{new}`, which behaves the same."),
-                )?;
+                let note = self.writer().note(&Note::Pointer { to: &new });
+                self.add_sentences(tool, &[note])?;
                 format!(
                     "Tool Integration: added `{new}` beside `{name}` and pointed one at the other"
                 )
@@ -337,38 +418,28 @@ impl Draft<'_> {
                 format!("Parameter Pruning: removed optional parameter `{param}` from `{name}`")
             }
             InterfaceRefactoring => {
-                let mut after = tool.clone();
-                let change = if applies(FlexibleExpansion, tool, all).is_ok() {
+                let (change, note) = if applies(FlexibleExpansion, tool, all).is_ok() {
                     let added = self.add_params(tool, 1)?;
-                    let names: Vec<String> = self
+                    let param = self
                         .effects
                         .iter()
-                        .filter_map(|e| e.param().map(str::to_string))
-                        .collect();
-                    after.params.extend(
-                        NEW_PARAMS
-                            .iter()
-                            .filter(|p| names.iter().any(|n| n == p.name))
-                            .map(|p| crate::inventory::Param {
-                                name: p.name.into(),
-                                ty: Some(p.ty.into()),
-                                description: Some(p.description.into()),
-                                required: false,
-                            }),
-                    );
-                    format!("added {added}")
+                        .find_map(|e| e.param())
+                        .and_then(|n| NEW_PARAMS.iter().find(|p| p.name == n))
+                        .expect("add_params claims what it adds");
+                    (
+                        format!("added {added}"),
+                        self.writer().note(&Note::NewParam(param)),
+                    )
                 } else {
                     let pruned = self.prune(tool)?;
-                    after.params.retain(|p| p.name != pruned);
-                    format!("removed `{pruned}`")
+                    let note = self.writer().note(&Note::RemovedParam(&pruned));
+                    (format!("removed `{pruned}`"), note)
                 };
-                let text = words::tool_description(&after, self.rng.below(3));
-                self.describe(tool, &text)?;
+                self.add_sentences(tool, &[note])?;
                 format!("Interface Refactoring: `{name}` {change}, with its description updated")
             }
             ToolDescriptionUpdate => {
-                let text = words::tool_description(tool, self.rng.below(3));
-                self.describe(tool, &text)?;
+                self.add_facts(tool, all)?;
                 format!("Tool Description Update: rewrote the description of `{name}`")
             }
             ParameterDescriptionUpdate => {
@@ -378,8 +449,7 @@ impl Draft<'_> {
                 )
             }
             JointDescriptionUpdate => {
-                let text = words::tool_description(tool, self.rng.below(3));
-                self.describe(tool, &text)?;
+                self.add_facts(tool, all)?;
                 let param = self.param_describe(tool)?;
                 format!(
                     "Joint Description Update: rewrote the descriptions of `{name}` and `{name}`.`{param}`"
@@ -390,60 +460,111 @@ impl Draft<'_> {
 
     /// Removes one optional parameter, chosen by the seed; returns its name.
     fn prune(&mut self, tool: &Tool) -> Result<String, MutateError> {
-        let site = *self
-            .rng
-            .pick(&optional_params(tool))
-            .expect("applies() checked");
+        let free = prunable(tool).expect("applies() checked");
+        let site = *self.rng.pick(&free).expect("prunable() is never empty");
+        let schema = tool.sites.schema.as_ref().expect("applies() checked");
+        if schema.python == Some(crate::inventory::PyParams::Signature) {
+            python::prune_signature_param(&mut self.e, self.root, site)?;
+            return Ok(site.name.clone());
+        }
         let (start, end) = item_range(self.e.text(self.root, &site.entry.file)?, &site.entry);
         self.e
             .replace(self.root, &with_bytes(&site.entry, start, end), "")?;
         Ok(site.name.clone())
     }
 
-    fn describe(&mut self, tool: &Tool, text: &str) -> Result<(), MutateError> {
-        let site = tool
-            .sites
-            .description
-            .as_ref()
-            .expect("callers check the description site");
-        self.e.replace(self.root, site, js_string(text))
+    fn writer(&mut self) -> prose::Writer<'_> {
+        prose::Writer::new(&mut self.rng)
+    }
+
+    /// Adds `sentences` to the tool's description, in its style, where it is written.
+    fn add_sentences(&mut self, tool: &Tool, sentences: &[String]) -> Result<(), MutateError> {
+        let site = describable(tool).expect("callers check the description site");
+        let old = site.text.as_deref().unwrap_or_default();
+        let new = prose::attach::append(old, sentences);
+        self.retext(site, &new)
+    }
+
+    fn retext(&mut self, site: &DescriptionSite, new: &str) -> Result<(), MutateError> {
+        for (at, with) in retext::rewrite(&mut self.e, self.root, site, new)? {
+            self.e.replace(self.root, &at, with)?;
+        }
+        Ok(())
+    }
+
+    /// What is true of the tool, with what its own handler's code shows.
+    fn facts(&mut self, tool: &Tool, all: &[Tool]) -> Result<prose::ToolFacts, MutateError> {
+        let handler = match &tool.handler {
+            Some(h) if !prose::facts::shared_handler(tool, all) => {
+                Some(self.e.slice(self.root, h)?)
+            }
+            _ => None,
+        };
+        Ok(prose::facts::of_tool(tool, all, handler.as_deref()))
+    }
+
+    /// One or two sentences of facts the description does not state yet.
+    fn add_facts(&mut self, tool: &Tool, all: &[Tool]) -> Result<(), MutateError> {
+        let facts = self.facts(tool, all)?;
+        let most = 1 + self.rng.below(2);
+        let sentences = self.writer().tool_facts(&facts, most);
+        if sentences.is_empty() {
+            return Err(MutateError::Description(format!(
+                "`{}`: nothing true to add to it",
+                tool.name
+            )));
+        }
+        self.add_sentences(tool, &sentences)
     }
 
     /// Renames a tool where it is defined and wherever calls are routed by its name.
     fn rename(&mut self, tool: &Tool, new: &str) -> Result<(), MutateError> {
-        let name = tool
-            .sites
-            .name
-            .as_ref()
-            .expect("applies() checked the name site");
+        let Some(name) = tool.sites.name.as_ref() else {
+            // A Python function registered without `name=`: it is named now.
+            let reg = tool.sites.registration.as_ref().expect("applies() checked");
+            return python::add_keyword(&mut self.e, self.root, reg, "name", &python::string(new));
+        };
         self.e.replace(self.root, name, js_string(new))?;
         for d in &tool.sites.routes {
             if d.label.bytes != name.bytes || d.label.file != name.file {
                 self.e.replace(self.root, &d.label, js_string(new))?;
             }
         }
-        Ok(())
+        self.python_guards(tool, |names| {
+            names
+                .iter()
+                .map(|n| {
+                    if *n == tool.name {
+                        new.to_string()
+                    } else {
+                        n.clone()
+                    }
+                })
+                .collect()
+        })
     }
 
     /// Registers a copy of `tool` under a new name, routed to the same handler.
     fn add_copy(&mut self, tool: &Tool) -> Result<String, MutateError> {
-        let (suffix, purpose) = VARIANTS[self.rng.below(VARIANTS.len())];
+        let suffix = ALIAS_SUFFIXES[self.rng.below(ALIAS_SUFFIXES.len())];
         let new = words::join(&tool.name, suffix);
-        let old = tool
-            .description
-            .as_deref()
-            .unwrap_or("")
-            .trim_end_matches('.');
-        let description = format!("{}. {old}.", purpose.replace("{name}", &tool.name));
+        let alias = self.writer().note(&Note::Alias {
+            of: &tool.name,
+            suffix,
+        });
         let s = &tool.sites;
         let reg = s.registration.as_ref().expect("applies() checked");
+        if python::names_by_registration(tool) {
+            let full = prose::attach::prepend(tool.description.as_deref().unwrap_or(""), &alias);
+            return self.add_python_alias(tool, reg, &new, &full);
+        }
         let name = s.name.as_ref().expect("applies() checked");
         let text = self.e.text(self.root, &reg.file)?.to_string();
         let region = &text[reg.bytes.0..reg.bytes.1];
         let copy = if contains(reg, name) {
             let mut cuts = vec![(name.bytes, js_string(&new))];
-            if let Some(d) = s.description.as_ref().filter(|d| contains(reg, d)) {
-                cuts.push((d.bytes, js_string(&description)));
+            if let Some(d) = s.description.as_ref().filter(|d| contains(reg, &d.span)) {
+                cuts.extend(self.copied_description(d, &alias)?);
             }
             cut(&text, reg, cuts)
         } else {
@@ -457,8 +578,8 @@ impl Draft<'_> {
                 Some(decl) => {
                     let new_holder = holder_variant(holder, suffix);
                     let mut cuts = vec![(name.bytes, js_string(&new))];
-                    if let Some(d) = s.description.as_ref().filter(|d| contains(decl, d)) {
-                        cuts.push((d.bytes, js_string(&description)));
+                    if let Some(d) = s.description.as_ref().filter(|d| contains(decl, &d.span)) {
+                        cuts.extend(self.copied_description(d, &alias)?);
                     }
                     let mut copy = cut(&text, decl, cuts);
                     if let Some(at) = find_word(&copy, holder) {
@@ -482,8 +603,37 @@ impl Draft<'_> {
                 }
                 // Declared in another module: derive the copy inline where it is registered.
                 None => {
-                    let (name_js, description_js) = (js_string(&new), js_string(&description));
-                    if let Some(constructor) = region
+                    let description_js = match &s.description {
+                        Some(d) if d.text.is_some() => {
+                            let full =
+                                prose::attach::prepend(d.text.as_deref().unwrap_or(""), &alias);
+                            let like = match &d.form {
+                                DescriptionForm::Constant {
+                                    declared_at: Some(decl),
+                                    ..
+                                } => decl.as_ref(),
+                                _ => d,
+                            };
+                            retext::literal_like(&mut self.e, self.root, like, &full)
+                        }
+                        _ => js_string(&alias),
+                    };
+                    let name_js = js_string(&new);
+                    if is_python(&reg.file) {
+                        let full = prose::attach::prepend(
+                            tool.description.as_deref().unwrap_or(""),
+                            &alias,
+                        );
+                        let derived = python::derived_object(holder, &new, &full);
+                        match find_word(region, holder) {
+                            Some(at) => format!(
+                                "{}{derived}{}",
+                                &region[..at],
+                                &region[at + holder.len()..]
+                            ),
+                            None => derived,
+                        }
+                    } else if let Some(constructor) = region
                         .strip_prefix("new ")
                         .and_then(|r| r.split('(').next())
                     {
@@ -539,11 +689,102 @@ impl Draft<'_> {
         Ok(new)
     }
 
+    /// The cuts that give a copy of the description at `site` the alias sentence first: in
+    /// the expression's own form where it is written out, as a literal of the whole text where
+    /// it names a constant, and the alias sentence alone where its text cannot be read.
+    fn copied_description(
+        &mut self,
+        site: &DescriptionSite,
+        alias: &str,
+    ) -> Result<Vec<ByteCut>, MutateError> {
+        let Some(old) = site.text.as_deref() else {
+            return Ok(vec![(site.span.bytes, js_string(alias))]);
+        };
+        let full = prose::attach::prepend(old, alias);
+        match &site.form {
+            DescriptionForm::Literal | DescriptionForm::Template | DescriptionForm::Concat(_) => {
+                let cuts = retext::rewrite(&mut self.e, self.root, site, &full)?;
+                Ok(cuts
+                    .into_iter()
+                    .map(|(at, with)| (at.bytes, with))
+                    .collect())
+            }
+            DescriptionForm::Constant { declared_at, .. } => {
+                let like = declared_at.as_deref().unwrap_or(site);
+                let literal = retext::literal_like(&mut self.e, self.root, like, &full);
+                Ok(vec![(site.span.bytes, literal)])
+            }
+            DescriptionForm::Opaque(_) => Ok(vec![(site.span.bytes, js_string(alias))]),
+        }
+    }
+
+    /// A decorated or `add_tool`-registered Python function registered a second time under
+    /// the alias, with its own description.
+    fn add_python_alias(
+        &mut self,
+        tool: &Tool,
+        reg: &Span,
+        new: &str,
+        description: &str,
+    ) -> Result<String, MutateError> {
+        let text = self.e.text(self.root, &reg.file)?.to_string();
+        let region = &text[reg.bytes.0..reg.bytes.1];
+        let copy = python::alias_registration(region, new, description).ok_or_else(|| {
+            MutateError::NotApplicable {
+                operator: ToolAddition.into(),
+                why: "its registration could not be copied".into(),
+            }
+        })?;
+        let indent = indent_at(&text, reg.bytes.0).to_string();
+        self.e.insert(
+            self.root,
+            &reg.file,
+            reg.bytes.1,
+            format!("\n{indent}{copy}"),
+        )?;
+        self.added.push(new.to_string());
+        self.effects.push(Effect::Variant {
+            tool: new.to_string(),
+            source: tool.name.clone(),
+            max_chars: None,
+        });
+        Ok(new.to_string())
+    }
+
+    /// Keeps the guards of Python wrappers written in earlier rounds in step with a tool's
+    /// names, so that what they make its parameters do goes on acting.
+    fn python_guards(
+        &mut self,
+        tool: &Tool,
+        names: impl Fn(&[String]) -> Vec<String>,
+    ) -> Result<(), MutateError> {
+        match tool.handler.as_ref().filter(|h| is_python(&h.file)) {
+            Some(h) => {
+                python::wrap::guards_follow(&mut self.e, self.root, &h.file, &tool.name, names)
+            }
+            None => Ok(()),
+        }
+    }
+
     /// Routes calls for `new` to the handler of `tool`, beside its own name.
     fn route(&mut self, tool: &Tool, new: &str) -> Result<(), MutateError> {
+        self.python_guards(tool, |names| {
+            let mut out = names.to_vec();
+            out.push(new.to_string());
+            out
+        })?;
         for d in &tool.sites.routes {
             let text = self.e.text(self.root, &d.site.file)?.to_string();
             match d.kind {
+                RouteKind::Case if is_python(&d.site.file) => {
+                    // `case X:` also takes the alias: `case X | "new":`.
+                    self.e.insert(
+                        self.root,
+                        &d.label.file,
+                        d.label.bytes.1,
+                        python::case_alternative(new),
+                    )?;
+                }
                 RouteKind::Case => {
                     let indent = indent_at(&text, d.site.bytes.0).to_string();
                     self.e.insert(
@@ -560,8 +801,12 @@ impl Draft<'_> {
                         d.label.bytes.1 - d.site.bytes.0,
                     );
                     let other = format!("{}{}{}", &compare[..a], js_string(new), &compare[b..]);
-                    self.e
-                        .replace(self.root, &d.site, format!("({compare} || {other})"))?;
+                    let either = if is_python(&d.site.file) {
+                        python::compare_or(compare, &other)
+                    } else {
+                        format!("({compare} || {other})")
+                    };
+                    self.e.replace(self.root, &d.site, either)?;
                 }
                 RouteKind::MapEntry => {
                     let pair = &text[d.site.bytes.0..d.site.bytes.1];
@@ -602,27 +847,34 @@ impl Draft<'_> {
     fn add_params(&mut self, tool: &Tool, count: usize) -> Result<String, MutateError> {
         let chosen = self.new_params(tool, count);
         let schema = tool.sites.schema.as_ref().expect("applies() checked");
-        let entries: Vec<String> = chosen
-            .iter()
-            .map(|p| match &schema.zod {
+        let python_schema = is_python(&schema.object.file);
+        let mut entries = Vec::new();
+        for p in &chosen {
+            let words = self.writer().new_param_description(p);
+            let description = js_string(&words);
+            entries.push(match &schema.zod {
+                _ if python_schema => python::new_param(schema, p, &words),
                 Some(z) if !schema.json => format!(
-                    "{}: {z}.number().int().min(1).optional().describe({})",
+                    "{}: {z}.number().int().min(1).optional().describe({description})",
                     p.name,
-                    js_string(p.description)
                 ),
                 _ => format!(
-                    "{}: {{ type: {}, minimum: 1, description: {} }}",
+                    "{}: {{ type: {}, minimum: 1, description: {description} }}",
                     p.name,
                     js_string(p.ty),
-                    js_string(p.description)
                 ),
-            })
-            .collect();
-        wrap::wrap(&mut self.e, self.root, tool, &around_params(&chosen))?;
-        let text = self.e.text(self.root, &schema.object.file)?.to_string();
-        let last = schema.params.last().map(|p| &p.entry);
-        let (at, new) = append_entry(&text, &schema.object, last, &entries.join(", "));
-        self.e.insert(self.root, &schema.object.file, at, new)?;
+            });
+        }
+        let around = around_params_in(wrap::is_python_handler(tool), &chosen);
+        wrap::wrap(&mut self.e, self.root, tool, &around)?;
+        if python_schema {
+            python::add_params(&mut self.e, self.root, schema, &entries)?;
+        } else {
+            let text = self.e.text(self.root, &schema.object.file)?.to_string();
+            let last = schema.params.last().map(|p| &p.entry);
+            let (at, new) = append_entry(&text, &schema.object, last, &entries.join(", "));
+            self.e.insert(self.root, &schema.object.file, at, new)?;
+        }
         self.effects
             .extend(chosen.iter().map(|p| (p.effect)(&tool.name, p.name)));
         Ok(chosen
@@ -654,17 +906,48 @@ impl Draft<'_> {
         bound: Bound,
     ) -> Result<bool, MutateError> {
         let json = tool.sites.schema.as_ref().is_some_and(|s| s.json);
-        if json {
+        let enforced = wrap::wrappable(self.root, tool).is_ok();
+        // The parameter's description says what the bound means, where it can be edited and
+        // no bound of its own already decides (a looser new one would not be the limit).
+        let bounded = tool
+            .params
+            .iter()
+            .any(|p| p.name == site.name && p.shape.max.is_some());
+        if let Some(d) = site
+            .description
+            .as_ref()
+            .filter(|d| d.editable().is_ok() && !bounded)
+        {
+            let sentence = self.writer().bound(bound, enforced);
+            let new = prose::attach::append(d.text.as_deref().unwrap_or(""), &[sentence]);
+            self.retext(d, &new)?;
+        }
+        if json && is_python(&site.value.file) {
+            let entry = python::property_entry(&bound.json());
+            self.insert_into_property(site, ConstraintMutation, &entry)?;
+        } else if json {
             self.insert_into_property(site, ConstraintMutation, &format!(" {},", bound.json()))?;
+        } else if is_python(&site.entry.file) {
+            let (keyword, n) = python::bound_keyword(bound);
+            let value = n.to_string();
+            python::field_keyword(
+                &mut self.e,
+                self.root,
+                site,
+                keyword,
+                &value,
+                ConstraintMutation,
+            )?;
         } else {
             let base = site.base.as_ref().expect("constrainable() checked");
             self.e
                 .insert(self.root, &base.file, base.bytes.1, bound.zod())?;
         }
-        if wrap::wrappable(self.root, tool).is_err() {
+        if !enforced {
             return Ok(false);
         }
-        wrap::wrap(&mut self.e, self.root, tool, &bound.enforce(&site.name))?;
+        let around = bound.enforce_in(wrap::is_python_handler(tool), &site.name);
+        wrap::wrap(&mut self.e, self.root, tool, &around)?;
         self.effects.push(Effect::Enforced {
             tool: tool.name.clone(),
             param: site.name.clone(),
@@ -690,30 +973,49 @@ impl Draft<'_> {
             .insert(self.root, &site.value.file, site.value.bytes.0 + 1, entry)
     }
 
+    /// Adds to (or writes) the description of one parameter the facts its schema gives.
     fn param_describe(&mut self, tool: &Tool) -> Result<String, MutateError> {
         let schema = tool.sites.schema.as_ref().expect("applies() checked");
-        let site = *self
-            .rng
-            .pick(&preferred(&schema.params))
-            .expect("applies() checked there are parameters");
-        let param = tool
+        let sites = describable_params(tool).expect("applies() checked");
+        let site = *self.rng.pick(&sites).expect("never empty");
+        let facts = prose::facts::of_tool(tool, &[], None);
+        let param = facts
             .params
             .iter()
             .find(|p| p.name == site.name)
             .expect("sites and params are read together");
-        let text = js_string(&words::param_description(param, self.rng.below(2)));
+        let sentences = self.writer().param_facts(param);
         match (&site.description, schema.json) {
-            (Some(d), _) => self.e.replace(self.root, d, text)?,
+            (Some(d), _) => {
+                let new = prose::attach::append(d.text.as_deref().unwrap_or(""), &sentences);
+                self.retext(d, &new)?
+            }
+            (None, false) if is_python(&site.entry.file) => python::field_keyword(
+                &mut self.e,
+                self.root,
+                site,
+                "description",
+                &python::string(&sentences.join(" ")),
+                ParameterDescriptionUpdate,
+            )?,
+            (None, true) if is_python(&site.value.file) => self.insert_into_property(
+                site,
+                ParameterDescriptionUpdate,
+                &format!(
+                    " {},",
+                    python::json_entry("description", &python::string(&sentences.join(" ")))
+                ),
+            )?,
             (None, false) => self.e.insert(
                 self.root,
                 &site.value.file,
                 site.value.bytes.1,
-                format!(".describe({text})"),
+                format!(".describe({})", js_string(&sentences.join(" "))),
             )?,
             (None, true) => self.insert_into_property(
                 site,
                 ParameterDescriptionUpdate,
-                &format!(" description: {text},"),
+                &format!(" description: {},", js_string(&sentences.join(" "))),
             )?,
         }
         Ok(site.name.clone())
@@ -721,7 +1023,7 @@ impl Draft<'_> {
 }
 
 /// The text of `region` with the given byte ranges (inside it) replaced.
-fn cut(text: &str, region: &Span, mut cuts: Vec<((usize, usize), String)>) -> String {
+fn cut(text: &str, region: &Span, mut cuts: Vec<ByteCut>) -> String {
     let mut out = text[region.bytes.0..region.bytes.1].to_string();
     cuts.sort_by_key(|c| std::cmp::Reverse(c.0));
     for ((a, b), with) in cuts {

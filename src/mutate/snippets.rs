@@ -12,6 +12,9 @@ const CONTEXT_LINES: usize = 2;
 /// A very long line (a minified bundle) is cut around the span instead.
 const LONG_LINE: usize = 400;
 
+/// Said before the snippets of a Python server, whose prompts otherwise speak of JavaScript.
+pub const PYTHON_NOTE: &str = "This server is written in Python: the snippets below are Python source, and your edits must be valid Python (3.10+) in the file's own style, importing nothing the package does not already use (the standard library is fine). FastMCP tools take their parameters from the function signature (type hints, `Annotated[..., Field(description=...)]`) and their description from the docstring or `description=`; low-level servers list `Tool(name=..., inputSchema={...})` objects and route calls in the `@server.call_tool()` function.";
+
 /// The snippets of `targets`, each region once, in file and line order, with headers.
 pub fn snippets(root: &Path, tools: &[&Tool]) -> String {
     let mut regions: BTreeSet<(String, usize, usize, usize, usize)> = BTreeSet::new();
@@ -33,14 +36,24 @@ pub fn snippets(root: &Path, tools: &[&Tool]) -> String {
         }
     }
     let mut out = String::new();
-    for (file, start, end, b0, b1) in merge(regions) {
+    let merged = merge(regions);
+    if merged.iter().any(|r| super::python::is_python(&r.0)) {
+        out.push_str(PYTHON_NOTE);
+        out.push_str("\n\n");
+    }
+    for (file, start, end, b0, b1) in merged {
         let Ok(text) = std::fs::read_to_string(root.join(&file)) else {
             continue;
         };
         let lines: Vec<&str> = text.lines().collect();
         let from = start.saturating_sub(CONTEXT_LINES + 1);
         let to = (end + CONTEXT_LINES).min(lines.len());
-        let _ = writeln!(out, "--- {file} (lines {}-{})", from + 1, to);
+        let language = if super::python::is_python(&file) {
+            ", Python"
+        } else {
+            ""
+        };
+        let _ = writeln!(out, "--- {file} (lines {}-{}{language})", from + 1, to);
         if lines[from..to].iter().any(|l| l.len() > LONG_LINE) {
             let a = text.floor_char_boundary(b0.saturating_sub(LONG_LINE));
             let b = text.ceil_char_boundary((b1 + LONG_LINE).min(text.len()));
@@ -90,5 +103,19 @@ mod tests {
             !text.contains("case \"list_cities\":\n      return"),
             "only the target's code: {text}"
         );
+        assert!(!text.contains("Python"), "{text}");
+    }
+
+    #[test]
+    fn a_python_servers_snippets_say_they_are_python() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/python/lowlevel-match");
+        let inventory = crate::anchor::anchor(&root).unwrap();
+        let text = snippets(&root, &[inventory.tool("echo").unwrap()]);
+        assert!(text.starts_with(PYTHON_NOTE), "{text}");
+        assert!(
+            text.contains("--- server.py (lines") && text.contains(", Python)"),
+            "{text}"
+        );
+        assert!(text.contains("case Tools.ECHO.value:"), "{text}");
     }
 }

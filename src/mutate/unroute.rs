@@ -20,6 +20,10 @@ pub fn remove_dispatch(e: &mut Edits, root: &Path, tool: &Tool) -> Result<(), Mu
         }) {
             continue;
         }
+        if super::python::is_python(&d.site.file) {
+            super::python::unroute(e, root, &d.site, &d.label, d.kind)?;
+            continue;
+        }
         let text = e.text(root, &d.site.file)?.to_string();
         let (start, end, with) = match d.kind {
             RouteKind::MapEntry => {

@@ -39,11 +39,40 @@ enum Site {
 
 /// Why the handler of `tool` cannot be wrapped, or Ok.
 pub fn wrappable(root: &Path, tool: &Tool) -> Result<(), &'static str> {
+    if is_python_handler(tool) {
+        return super::python::wrap::wrappable(root, tool);
+    }
     site(root, tool).map(|_| ())
+}
+
+/// Ok for a JavaScript tool (whose wrapping is checked when drafted); for a Python tool, why its
+/// handler cannot be wrapped, read from its anchored spans alone.
+pub fn wrappable_here(tool: &Tool) -> Result<(), &'static str> {
+    if !is_python_handler(tool) {
+        return Ok(());
+    }
+    match tool.style {
+        crate::inventory::Style::Register
+        | crate::inventory::Style::Switch
+        | crate::inventory::Style::If
+        | crate::inventory::Style::Other => Ok(()),
+        _ => Err("its handler is called by a router in another module, which is not wrapped"),
+    }
+}
+
+/// Whether the tool's handler is Python, whose wrapping is `python::wrap` (and whose `around`
+/// code must be Python).
+pub fn is_python_handler(tool: &Tool) -> bool {
+    tool.handler
+        .as_ref()
+        .is_some_and(|h| super::python::is_python(&h.file))
 }
 
 /// Adds `around` to the calls of `tool`.
 pub fn wrap(e: &mut Edits, root: &Path, tool: &Tool, around: &Around) -> Result<(), MutateError> {
+    if is_python_handler(tool) {
+        return super::python::wrap::wrap(e, root, tool, around);
+    }
     let site = site(root, tool).map_err(|why| MutateError::Unwrappable {
         tool: tool.name.clone(),
         why,

@@ -56,7 +56,8 @@ fn overview(data: &ReportData) -> String {
     let mut out = String::from(
         "<section id=\"overview\"><h2>Overview</h2><table class=\"overview\"><thead><tr>\
          <th>server</th><th>status</th><th>version</th><th>operators</th><th>schema changes</th>\
-         <th>breaking</th><th>tests of the rounds passed / failed / unverifiable</th><th>tokens</th><th>time</th>\
+         <th>breaking</th><th>tests of the rounds passed / failed / unverifiable</th>\
+         <th>versions proven / unproven</th><th>tokens</th><th>time</th>\
          </tr></thead><tbody>",
     );
     for s in &data.servers {
@@ -83,13 +84,16 @@ fn overview(data: &ReportData) -> String {
             out,
             "<tr class=\"server-row\" data-server=\"{n}\"><td><a href=\"#server-{id}\">{n}</a></td>\
              <td class=\"status {status}\">{status}</td><td>{}</td><td>{}</td><td>{}</td>\
-             <td class=\"breaking-count\">{breaking}</td><td class=\"test-totals\">{}</td><td>{}</td><td>{}</td></tr>",
+             <td class=\"breaking-count\">{breaking}</td><td class=\"test-totals\">{}</td>\
+             <td class=\"proof-totals\">{} / {}</td><td>{}</td><td>{}</td></tr>",
             s.versions
                 .last()
                 .map_or("-".to_string(), |v| v.version.tag.to_string()),
             esc(&ops.join(" ")),
             changes.len(),
             test_counts(totals.tests),
+            totals.proven,
+            totals.unproven,
             usage.map_or("-".into(), |u| u.total_tokens.to_string()),
             s.batch
                 .as_ref()
@@ -201,17 +205,18 @@ fn server(s: &ServerView, drift: Option<&crate::drift::ServerDrift>) -> String {
     let _ = write!(out, "<p class=\"meta\">{}</p>", meta.join(" · "));
     out += &timeline(s);
     out += "<h3>Rounds</h3><table class=\"rounds\"><thead><tr><th>version</th><th>operator</th>\
-            <th>summary</th><th>patterns</th><th>tests passed / failed / unverifiable</th><th>tokens</th>\
-            </tr></thead><tbody>";
+            <th>summary</th><th>patterns</th><th>tests passed / failed / unverifiable</th><th>proof</th>\
+            <th>tokens</th></tr></thead><tbody>";
     for v in &s.versions {
         let _ = write!(
             out,
             "<tr class=\"round\" data-version=\"{t}\"><td><a href=\"#{id}-{t}\">{t}</a></td><td>{}</td>\
-             <td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+             <td>{}</td><td>{}</td><td>{}</td><td class=\"proof\">{}</td><td>{}</td></tr>",
             operator(v),
             esc(&v.record.summary),
             esc(&crate::schema::joined_patterns(&v.record.patterns, " ")),
             test_counts(v.tests),
+            proof(v),
             v.record.usage.map_or("-".into(), |u| format!(
                 "{} ({})",
                 u.total_tokens,
@@ -228,6 +233,20 @@ fn server(s: &ServerView, drift: Option<&crate::drift::ServerDrift>) -> String {
         out += &round(&id, v);
     }
     out + "</section>"
+}
+
+/// "proven", or "unproven" with the reason on hover and in text; the original is the reference.
+fn proof(v: &VersionView) -> String {
+    if v.version.number() == 0 {
+        return "reference".into();
+    }
+    match &v.record.proof.unproven_reason {
+        None => "proven".into(),
+        Some(why) => format!(
+            "<span class=\"unproven\" title=\"{w}\">unproven</span>: {w}",
+            w = esc(why)
+        ),
+    }
 }
 
 fn operator(v: &VersionView) -> String {

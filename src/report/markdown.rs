@@ -19,8 +19,8 @@ fn tests(t: Tally) -> String {
 pub fn render(data: &ReportData) -> String {
     let mut out = format!(
         "# mcpevol report\n\n{}: {} server(s), {} version(s)\n\n## Overview\n\n\
-         | server | status | version | operators | schema changes | breaking | tests of the rounds passed / failed / unverifiable |\n\
-         | --- | --- | --- | --- | --- | --- | --- |\n",
+         | server | status | version | operators | schema changes | breaking | tests of the rounds passed / failed / unverifiable | versions proven / unproven |\n\
+         | --- | --- | --- | --- | --- | --- | --- | --- |\n",
         data.source,
         data.servers.len(),
         data.servers.iter().map(|s| s.versions.len()).sum::<usize>()
@@ -43,20 +43,22 @@ pub fn render(data: &ReportData) -> String {
             .unwrap_or_else(|| "-".into());
         let _ = writeln!(
             out,
-            "| {} | {status} | {} | {} | {all} | {breaking} | {} |",
+            "| {} | {status} | {} | {} | {all} | {breaking} | {} | {} / {} |",
             cell(&s.name),
             s.versions
                 .last()
                 .map_or("-".to_string(), |v| v.version.tag.to_string()),
             ops.join(" "),
-            tests(totals.tests)
+            tests(totals.tests),
+            totals.proven,
+            totals.unproven
         );
     }
     for b in data.without_workspace() {
         let why = b.error.as_deref().unwrap_or("no workspace");
         let _ = writeln!(
             out,
-            "| {} | error | - | {} | | | |",
+            "| {} | error | - | {} | | | | |",
             cell(&b.name),
             cell(why)
         );
@@ -165,6 +167,12 @@ fn round(v: &VersionView) -> String {
         "\nTests: {} passed, {} failed, {} unverifiable.",
         v.tests.passed, v.tests.failed, v.tests.unverifiable
     );
+    match &r.proof.unproven_reason {
+        None => out.push_str("\nProven: a passed check showed the change.\n"),
+        Some(why) => {
+            let _ = writeln!(out, "\nUnproven: {}", cell(why));
+        }
+    }
     let (added, removed) = v
         .diff
         .iter()

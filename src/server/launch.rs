@@ -28,6 +28,11 @@ fn default_command() -> String {
 
 pub const CONFIG_PATH: &str = ".mcpevol/server.toml";
 
+/// The program every Python launch runs, relative to the package folder.
+pub const VENV_PYTHON: &str = ".venv/bin/python";
+/// A Python package's link to its environment (shared, git-ignored, as `node_modules` is).
+pub const VENV_LINK: &str = ".venv";
+
 /// Stands for a fresh empty folder in `args` and `env`, made at each start and removed after:
 /// for servers that need a place to write (a memory file, an allowed directory).
 pub const TMP_PLACEHOLDER: &str = "{tmp}";

@@ -3,6 +3,7 @@
 pub mod launch;
 mod namespace;
 pub mod process;
+mod python_hint;
 pub mod sandbox;
 pub mod session;
 mod stdout;

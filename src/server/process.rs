@@ -59,7 +59,13 @@ fn command(
     let data = scratch.data().to_string_lossy().into_owned();
     let fill = |s: &String| s.replace(TMP_PLACEHOLDER, &data);
     let parent = nix::unistd::getpid().as_raw();
-    let mut cmd = Command::new(&config.command);
+    // A program given as a relative path (`.venv/bin/python`) is the package's own.
+    let program = if config.command.contains('/') && Path::new(&config.command).is_relative() {
+        scratch.cwd().join(&config.command)
+    } else {
+        PathBuf::from(&config.command)
+    };
+    let mut cmd = Command::new(program);
     cmd.args(config.args.iter().map(fill))
         .args(extra_args)
         .current_dir(scratch.cwd())
@@ -152,6 +158,11 @@ impl ServerProcess {
     }
 
     /// The last lines the server wrote to stderr.
+    /// The copy of the package the server runs in.
+    pub fn package_copy(&self) -> &Path {
+        self.scratch.cwd()
+    }
+
     pub fn stderr_tail(&self, max_lines: usize) -> String {
         let bytes: Vec<u8> = self.stderr.lock().unwrap().iter().copied().collect();
         let text = String::from_utf8_lossy(&bytes);

@@ -26,6 +26,10 @@ const INHERITED_ENV: &[&str] = &["PATH"];
 /// Folders never copied: history, and dependencies (linked instead).
 const HISTORY: &str = ".git";
 const DEPENDENCIES: &str = "node_modules";
+/// A Python package's environment (a link to a shared one, or a folder): linked, never copied.
+const ENVIRONMENT: &str = ".venv";
+/// Python's compiled-module caches: never copied, the server compiles what it needs.
+const BYTECODE: &str = "__pycache__";
 
 /// Scratch folders are named `mcpevol-server-<our pid>-<random>` in the temp folder.
 const SCRATCH_PREFIX: &str = "mcpevol-server-";
@@ -183,7 +187,9 @@ fn copy_package(root: &Path, to: &Path) -> std::io::Result<()> {
     let walk = WalkDir::new(root)
         .follow_links(false)
         .into_iter()
-        .filter_entry(|e| e.depth() == 0 || e.file_name() != HISTORY);
+        .filter_entry(|e| {
+            e.depth() == 0 || (e.file_name() != HISTORY && e.file_name() != BYTECODE)
+        });
     let mut skip: Option<PathBuf> = None;
     for entry in walk {
         let entry = entry.map_err(std::io::Error::other)?;
@@ -196,7 +202,9 @@ fn copy_package(root: &Path, to: &Path) -> std::io::Result<()> {
             .expect("walkdir stays under its root");
         let target = to.join(relative);
         let kind = entry.file_type();
-        if entry.depth() > 0 && entry.file_name() == DEPENDENCIES {
+        if entry.depth() > 0
+            && (entry.file_name() == DEPENDENCIES || entry.file_name() == ENVIRONMENT)
+        {
             std::os::unix::fs::symlink(entry.path().canonicalize()?, &target)?;
             skip = Some(entry.path().to_path_buf());
         } else if kind.is_dir() {

@@ -365,6 +365,12 @@ async fn failure(process: &mut ServerProcess, server: &str, what: &str) -> Serve
         Some(fault) => format!("{fault}, and {what}"),
         None => what,
     };
+    // A Python server's traceback may name the dependency that broke it.
+    let stderr = process.stderr_tail(80);
+    let what = match super::python_hint::broken_dependency(&stderr, process.package_copy()) {
+        Some(hint) => format!("{what}; {hint}"),
+        None => what,
+    };
     ServerError::Failed {
         server: server.to_string(),
         what,

@@ -15,17 +15,9 @@ use super::discover::{FirstAnswer, discover};
 use super::normalize::normalize;
 use super::plan::trial_order;
 pub use super::plan::{CallHints, PlannedCall};
+use super::unknown::{PROBE_TOOLS, UnknownShape};
 use crate::server::session::{CallStatus, Outcome, Session};
 use crate::server::{LaunchConfig, ServerError};
-
-/// A tool name no server has: the answer to it is the server's "unknown tool" answer.
-pub const PROBE_TOOL: &str = "mcpevol_probe_no_such_tool";
-/// Stands for the called name in an "unknown tool" answer, so that answers for different
-/// names compare equal.
-const NAME_HOLE: &str = "{name}";
-/// Characters of an "unknown tool" answer that must match: some servers append the list of
-/// tools they do know, which a round changes.
-const UNKNOWN_PREFIX: usize = 40;
 
 /// One call at the previous version.
 #[derive(Debug, Clone, PartialEq)]
@@ -39,11 +31,23 @@ pub struct Observation {
     /// The two sessions gave the same normalised answer, so a later version's answer can be
     /// compared with it.
     pub deterministic: bool,
+    /// It answered as the server answers a tool it does not have: an answer the same at a
+    /// later version shows nothing about the tool.
+    pub like_unknown: bool,
 }
 
 impl Observation {
     pub fn text(&self) -> String {
         self.parts.join("\n")
+    }
+
+    /// The answer as the first session got it.
+    pub fn as_outcome(&self) -> Outcome {
+        Outcome {
+            status: self.status,
+            text: self.text(),
+            parts: self.raw.clone(),
+        }
     }
 
     /// Whether `again`, a later sample of the same call on the same version, gave this
@@ -64,15 +68,9 @@ impl Observation {
             parts: vec![text.to_string()],
             raw: vec![text.to_string()],
             deterministic,
+            like_unknown: false,
         }
     }
-}
-
-/// How the server answers a call of a tool it does not have.
-#[derive(Debug, Clone, PartialEq)]
-pub struct UnknownShape {
-    pub status: CallStatus,
-    pub text: String,
 }
 
 /// The previous version's answers, computed once per version and shared by a round's attempts.
@@ -93,53 +91,9 @@ pub fn normalized_parts(outcome: &Outcome) -> Vec<String> {
     }
 }
 
-impl UnknownShape {
-    fn of(outcome: &Outcome, name: &str) -> UnknownShape {
-        UnknownShape {
-            status: outcome.status,
-            text: normalize(&outcome.text.replace(name, NAME_HOLE)),
-        }
-    }
-
-    /// Whether `outcome`, the answer to a call of `name`, is this server's "unknown tool".
-    pub fn matches(&self, outcome: &Outcome, name: &str) -> bool {
-        if outcome.status != self.status || matches!(self.status, CallStatus::Ok) {
-            return false;
-        }
-        let other = UnknownShape::of(outcome, name);
-        if other.text == self.text {
-            return true;
-        }
-        // "Unknown tool: {name}. Known: a, b": the words up to the name say it all.
-        if let (Some(a), Some(b)) = (self.text.find(NAME_HOLE), other.text.find(NAME_HOLE)) {
-            return a > 0 && self.text[..a] == other.text[..b];
-        }
-        let prefix = |t: &str| t.chars().take(UNKNOWN_PREFIX).collect::<String>();
-        let long = |t: &str| t.chars().count() >= UNKNOWN_PREFIX;
-        long(&self.text) && long(&other.text) && prefix(&other.text) == prefix(&self.text)
-    }
-
-    /// Whether one of `calls` (tool names the server lists, with its answers) was answered
-    /// this way: a server that answers its own tools as it answers a name it never had (say
-    /// every call fails before dispatch) gives no way to tell an unknown tool by its answer.
-    pub fn answers_like_any<'a>(
-        &self,
-        calls: impl IntoIterator<Item = (&'a str, &'a Observation)>,
-    ) -> bool {
-        calls.into_iter().any(|(name, seen)| {
-            let answer = Outcome {
-                status: seen.status,
-                text: seen.text(),
-                parts: Vec::new(),
-            };
-            self.matches(&answer, name)
-        })
-    }
-}
-
 impl Baseline {
     /// Starts the server at `root` twice at once, and calls every tool of `tools` once in both,
-    /// as the plan says; the first session also asks for [`PROBE_TOOL`] at the end. The plan
+    /// as the plan says; the first session also asks for the [`PROBE_TOOLS`] at the end. The plan
     /// starts from the calls of the last checks (`hints`; a tool without one gets its
     /// schema-built call), ordered by [`trial_order`]. When a tool fails, a search for calls
     /// that answer follows (see [`discover`]), and if it finds any, the better plan is
@@ -233,8 +187,8 @@ impl Baseline {
             .zip(observed)
             .map(|(p, seen)| (p.name.clone(), seen))
             .collect();
-        let unknown = unknown
-            .filter(|shape| !shape.answers_like_any(calls.iter().map(|(n, s)| (n.as_str(), s))));
+        let mut calls = calls;
+        let unknown = mark_like_unknown(&mut calls, unknown);
         Ok(Baseline { calls, unknown })
     }
 
@@ -249,8 +203,28 @@ impl Baseline {
     }
 }
 
+/// Marks the calls answered as an unknown tool is. A server that answers every tool of its
+/// own that way (say every call fails before dispatch) gives no way to tell an unknown tool by
+/// its answer: then there is no shape.
+fn mark_like_unknown(
+    calls: &mut IndexMap<String, Observation>,
+    unknown: Option<UnknownShape>,
+) -> Option<UnknownShape> {
+    let shape = unknown?;
+    let mut all = !calls.is_empty();
+    for (name, seen) in calls.iter_mut() {
+        seen.like_unknown = shape.matches(&seen.as_outcome(), name);
+        all &= seen.like_unknown;
+    }
+    if all {
+        calls.values_mut().for_each(|s| s.like_unknown = false);
+        return None;
+    }
+    Some(shape)
+}
+
 /// Starts the server at `root` twice at once and makes `calls` in order in both; the first
-/// session also asks for [`PROBE_TOOL`] at the end, each call given `call_timeout`. Each
+/// session also asks for the [`PROBE_TOOLS`] at the end, each call given `call_timeout`. Each
 /// answer is deterministic when both sessions gave the same normalised one. The unknown-tool shape is as the server answered
 /// the probe: see [`UnknownShape::answers_like_any`] before trusting it.
 pub async fn observe_calls(
@@ -279,6 +253,7 @@ pub async fn observe_calls(
                 parts,
                 raw: outcome.parts,
                 deterministic,
+                like_unknown: false,
             }
         })
         .collect();
@@ -341,9 +316,11 @@ async fn session_calls(
     }
     let unknown = match &session {
         Some(s) if probe => {
-            let outcome = s.call(PROBE_TOOL, Map::new(), call_timeout).await;
-            (outcome.status != CallStatus::Crashed && outcome.status != CallStatus::Timeout)
-                .then(|| UnknownShape::of(&outcome, PROBE_TOOL))
+            let mut probes = Vec::new();
+            for name in PROBE_TOOLS {
+                probes.push((name, s.call(name, Map::new(), call_timeout).await));
+            }
+            UnknownShape::learn(&probes)
         }
         _ => None,
     };
@@ -383,33 +360,34 @@ pub fn in_call_order(tools: &[Value]) -> Vec<(&str, &Value)> {
 mod tests {
     use super::*;
 
-    fn outcome(status: CallStatus, text: &str) -> Outcome {
-        Outcome {
-            status,
-            text: text.into(),
-            parts: Vec::new(),
+    fn seen(status: CallStatus, text: &str) -> Observation {
+        let mut o = Observation::answered(status, text, true);
+        if text.is_empty() {
+            o.raw.clear();
         }
+        o
     }
 
     #[test]
-    fn an_unknown_tool_is_recognised_by_the_shape_of_the_probe_answer() {
-        let probe = outcome(
-            CallStatus::ToolError,
-            &format!("Unknown tool: {PROBE_TOOL}. Known: a, b"),
+    fn calls_answered_like_an_unknown_tool_are_marked_and_the_shape_kept() {
+        let shape = UnknownShape::of(
+            &Outcome {
+                status: CallStatus::Ok,
+                text: String::new(),
+                parts: Vec::new(),
+            },
+            PROBE_TOOLS[0],
         );
-        let shape = UnknownShape::of(&probe, PROBE_TOOL);
-        assert!(shape.matches(
-            &outcome(CallStatus::ToolError, "Unknown tool: old_name. Known: a, c"),
-            "old_name"
-        ));
-        // A tool's own "not found" answer is not the server's unknown-tool answer.
-        assert!(!shape.matches(
-            &outcome(CallStatus::ToolError, "Port-forward with id test not found"),
-            "port_forward_stop"
-        ));
-        assert!(!shape.matches(
-            &outcome(CallStatus::RpcError, "Unknown tool: old_name. Known: a, c"),
-            "old_name"
-        ));
+        let mut calls = IndexMap::from([
+            ("quiet".to_string(), seen(CallStatus::Ok, "")),
+            ("talks".to_string(), seen(CallStatus::Ok, "hello")),
+        ]);
+        let kept = mark_like_unknown(&mut calls, Some(shape.clone()));
+        assert_eq!(kept, Some(shape.clone()));
+        assert!(calls["quiet"].like_unknown && !calls["talks"].like_unknown);
+        // Every tool answering that way: nothing tells an unknown tool apart.
+        let mut all = IndexMap::from([("quiet".to_string(), seen(CallStatus::Ok, ""))]);
+        assert_eq!(mark_like_unknown(&mut all, Some(shape)), None);
+        assert!(!all["quiet"].like_unknown);
     }
 }

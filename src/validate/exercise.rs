@@ -31,6 +31,11 @@ impl Oracle<'_> {
                         self.bound(&c.tool, param).await;
                     }
                 }
+                ChangeKind::ParamRemoved => {
+                    if let Some(param) = &c.param {
+                        self.removed_param(&c.tool, param).await;
+                    }
+                }
                 _ => {}
             }
         }
@@ -204,7 +209,7 @@ impl Oracle<'_> {
             }
             _ => {
                 let outcome = self.call(tool, &arguments).await;
-                let judged = succeeds_as_before(&seen, &outcome, tool, self.unknown());
+                let judged = succeeds_as_before(&seen, &outcome, tool, self.unknown_for(&seen));
                 (outcome, judged)
             }
         };
@@ -238,6 +243,15 @@ impl Oracle<'_> {
         let after = self.call(reference, plain).await;
         if let Some(f) = hard_failure(&outcome, tool, self.unknown()) {
             return (outcome, f);
+        }
+        if self
+            .unknown()
+            .is_some_and(|u| u.matches(&before, reference))
+        {
+            let judged = Judged::unverifiable(format!(
+                "`{reference}` itself answers as the server answers a tool it does not have"
+            ));
+            return (outcome, judged);
         }
         if before.status != CallStatus::Ok {
             let judged = match outcome.status {
@@ -314,7 +328,7 @@ impl Oracle<'_> {
         let mut inside = seen.arguments.clone();
         inside.insert(param.into(), args::value_for(&new, param));
         let accepted = self.call(tool, &inside).await;
-        let judged = match hard_failure(&accepted, tool, self.unknown()) {
+        let judged = match hard_failure(&accepted, tool, self.unknown_for(&seen)) {
             Some(f) => f,
             None if judge::is_protocol_error(accepted.status) => Judged::failed(format!(
                 "a value inside the bound was refused: {}",
@@ -356,7 +370,7 @@ impl Oracle<'_> {
             && without_value(&edge.text, &probe.edge)
                 == without_value(&outcome.text, &probe.beyond);
         let enforced = refused && !same_answer;
-        let judged = match hard_failure(&outcome, tool, self.unknown()) {
+        let judged = match hard_failure(&outcome, tool, self.unknown_for(&seen)) {
             Some(f) => f,
             None if enforced => Judged::passed(None),
             None if claimed => Judged::failed(format!(
@@ -384,6 +398,67 @@ impl Oracle<'_> {
         );
         r.enforced = Some(enforced);
         self.results.push(r);
+    }
+}
+
+impl Oracle<'_> {
+    /// A parameter the change removed, sent as before it was removed: it must not still act.
+    /// The server may refuse it (an error where the call without it succeeds) or ignore it
+    /// (the same answer as without it); an answer that differs otherwise means the handler
+    /// still reads it. Both calls are made here, one after the other, so that state cannot
+    /// pass for a difference.
+    async fn removed_param(&mut self, tool: &str, param: &str) {
+        let Some(seen) = self.baseline.calls.get(tool).cloned() else {
+            return;
+        };
+        let old = self
+            .change
+            .previous
+            .iter()
+            .find(|t| t["name"] == tool)
+            .map(|t| t["inputSchema"]["properties"][param].clone())
+            .unwrap_or_default();
+        let mut plain = seen.arguments.clone();
+        plain.remove(param);
+        let mut arguments = plain.clone();
+        let value = seen
+            .arguments
+            .get(param)
+            .cloned()
+            .unwrap_or_else(|| args::value_for(&old, param));
+        arguments.insert(param.to_string(), value);
+        let without = self.call(tool, &plain).await;
+        let with = self.call(tool, &arguments).await;
+        let judged = match hard_failure(&with, tool, self.unknown_for(&seen)) {
+            Some(f) => f,
+            None if without.status != CallStatus::Ok => Judged::unverifiable(format!(
+                "without `{param}` it answered {:?} too: {}",
+                without.status,
+                quote(&without.text)
+            )),
+            None if with.status != CallStatus::Ok => Judged::passed(None), // refused
+            None if baseline::normalized_parts(&with) == baseline::normalized_parts(&without) => {
+                Judged::passed(Some(Compared::Output)) // ignored
+            }
+            None => Judged::failed(format!(
+                "the removed parameter `{param}` still changes the answer: {}",
+                judge::first_difference(
+                    &baseline::normalized_parts(&without).join("\n"),
+                    &baseline::normalized_parts(&with).join("\n")
+                )
+            )),
+        };
+        self.results.push(result(
+            tool,
+            TestKind::Changed,
+            Check::ParamRemoved {
+                param: param.into(),
+            },
+            &arguments,
+            with.status,
+            Some(without.status),
+            judged,
+        ));
     }
 }
 

@@ -3,7 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::baseline::{Observation, UnknownShape, normalized_parts};
+use super::baseline::{Observation, normalized_parts};
+use super::unknown::UnknownShape;
 use crate::server::session::{CallStatus, Outcome};
 
 /// Characters of a tool's answer quoted in a reason.
@@ -122,6 +123,23 @@ pub fn against(
 ) -> Judged {
     if reference.status == CallStatus::Timeout {
         return Judged::unverifiable("it timed out at the previous version, so it was not called");
+    }
+    if reference.like_unknown {
+        // Answered as a name the server never had, then and maybe now: the same answer twice
+        // shows nothing about the tool.
+        if let Some(failure) = hard_failure(outcome, name, None) {
+            return failure;
+        }
+        if is_protocol_error(outcome.status) && reference.status != outcome.status {
+            return Judged::failed(format!(
+                "a protocol error where the previous version answered {:?}: {}",
+                reference.status,
+                quote(&outcome.text)
+            ));
+        }
+        return Judged::unverifiable(
+            "it answered as the server answers a tool it does not have at the previous version too",
+        );
     }
     if let Some(failure) = hard_failure(outcome, name, unknown) {
         return failure;
@@ -243,6 +261,30 @@ mod tests {
         let timed_out = seen(CallStatus::Timeout, "", false);
         assert_eq!(
             against(&timed_out, &now(CallStatus::Timeout, ""), "t", None).verdict,
+            Verdict::Unverifiable
+        );
+    }
+
+    #[test]
+    fn an_answer_like_an_unknown_tool_fails_unless_it_was_like_that_before_and_then_proves_nothing()
+    {
+        let shape = UnknownShape::of(&now(CallStatus::Ok, ""), "probe");
+        let empty = Outcome {
+            status: CallStatus::Ok,
+            text: String::new(),
+            parts: Vec::new(),
+        };
+        // The tool answered an error before; now it answers like an unknown name: a failure.
+        let before = seen(CallStatus::ToolError, "chromium not found", true);
+        let judged = against(&before, &empty, "alias", Some(&shape));
+        assert_eq!(judged.verdict, Verdict::Failed);
+        assert!(judged.reason.unwrap().contains("does not know"));
+        // It answered like an unknown name before too: the same empty answer proves nothing.
+        let mut hollow = seen(CallStatus::Ok, "", true);
+        hollow.raw.clear();
+        hollow.like_unknown = true;
+        assert_eq!(
+            against(&hollow, &empty, "alias", Some(&shape)).verdict,
             Verdict::Unverifiable
         );
     }

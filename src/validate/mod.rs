@@ -24,15 +24,18 @@ mod exercise;
 mod judge;
 pub mod normalize;
 mod plan;
+pub mod proof;
+mod unknown;
+pub use unknown::{PROBE_TOOLS, UnknownShape};
 
 pub use args::{MAX_ARGUMENT_BYTES, MAX_SCHEMA_DEPTH, arguments_for};
 pub use baseline::{
-    Baseline, CallHints, Observation, PROBE_TOOL, PlannedCall, UnknownShape, in_call_order,
-    normalized_parts, observe_calls,
+    Baseline, CallHints, Observation, PlannedCall, in_call_order, normalized_parts, observe_calls,
 };
 pub use discover::{CALLS_PER_TOOL, TIME_LIMIT as DISCOVERY_TIME_LIMIT};
 pub use effect::Effect;
 pub use judge::{Compared, Verdict};
+pub use proof::{Proof, ProofStatus};
 // The drift audit judges replayed calls with the oracle's own rules.
 pub(crate) use judge::{Judged, against, first_difference, hard_failure, quote};
 
@@ -68,6 +71,8 @@ pub enum Check {
     InsideBound { param: String },
     /// A value beyond a new bound; `enforced` says whether the server refused it.
     BeyondBound { param: String },
+    /// A parameter the change removed, sent as before: refused, or ignored as the change says.
+    ParamRemoved { param: String },
     /// A claimed effect of the change, shown on the answer.
     Claim { effect: Effect },
     /// A tool with no previous version (or a new required input), called as its schema says.
@@ -158,6 +163,35 @@ impl VersionChange<'_> {
 
     fn changes_of(&self, tool: &str) -> impl Iterator<Item = &SchemaChange> {
         self.changes.iter().filter(move |c| c.tool == tool)
+    }
+
+    /// The previous call of `tool` made valid for its new schema: each parameter whose type
+    /// changed sent with a value of its new type, each newly required one given a value, and
+    /// parameters the schema no longer has left out.
+    fn new_arguments(&self, tool: &str, before: &Map<String, Value>) -> Map<String, Value> {
+        let schema = self
+            .tool(tool)
+            .map(|t| &t["inputSchema"])
+            .unwrap_or(&Value::Null);
+        let props = schema["properties"].as_object();
+        let mut out: Map<String, Value> = before
+            .iter()
+            .filter(|(k, _)| props.is_some_and(|p| p.contains_key(*k)))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        for (k, v) in arguments_for(schema) {
+            out.entry(k).or_insert(v);
+        }
+        for c in self.changes_of(tool) {
+            let Some(param) = &c.param else { continue };
+            if c.kind == ChangeKind::ParamTypeChanged {
+                out.insert(
+                    param.clone(),
+                    args::value_for(&schema["properties"][param], param),
+                );
+            }
+        }
+        out
     }
 
     /// A change after which the previous call is no longer valid as it was.
@@ -270,6 +304,12 @@ impl Oracle<'_> {
         self.baseline.unknown.as_ref()
     }
 
+    /// The unknown-tool shape to judge a call of a tool by: none where the tool answered that
+    /// way at the previous version too (then the same answer is no sign of a lost tool).
+    fn unknown_for(&self, seen: &Observation) -> Option<&UnknownShape> {
+        self.unknown().filter(|_| !seen.like_unknown)
+    }
+
     /// The previous version's calls, in its order, on the names they have now.
     async fn as_before(&mut self) {
         let change = self.change;
@@ -303,13 +343,9 @@ impl Oracle<'_> {
                 continue;
             }
             if change.needs_new_arguments(old) {
-                let schema = change
-                    .tool(&name)
-                    .map(|t| &t["inputSchema"])
-                    .unwrap_or(&Value::Null);
-                let arguments = arguments_for(schema);
+                let arguments = change.new_arguments(&name, &seen.arguments);
                 let outcome = self.call(&name, &arguments).await;
-                let judged = fresh(&outcome, &name, self.unknown(), Some(seen));
+                let judged = fresh(&outcome, &name, self.unknown_for(seen), Some(seen));
                 self.results.push(result(
                     &name,
                     kind,
@@ -322,7 +358,7 @@ impl Oracle<'_> {
                 continue;
             }
             let outcome = self.call(&name, &seen.arguments).await;
-            let judged = against(seen, &outcome, &name, self.unknown());
+            let judged = against(seen, &outcome, &name, self.unknown_for(seen));
             self.results.push(result(
                 &name,
                 kind,

@@ -7,6 +7,9 @@
 
 mod odb;
 mod package;
+pub mod pypi;
+mod pypi_index;
+mod pypi_spec;
 mod recover;
 mod repo;
 mod snapshot;
@@ -96,6 +99,8 @@ pub enum WorkspaceError {
     },
     #[error("npm package `{spec}`: {detail}")]
     Npm { spec: String, detail: String },
+    #[error(transparent)]
+    Pypi(#[from] pypi::PypiError),
     #[error("npm package `{spec}`: {source}")]
     NpmStep {
         spec: String,

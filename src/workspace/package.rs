@@ -16,17 +16,23 @@ pub enum Source {
     Folder(PathBuf),
     /// `"name@version"` or `"name"`.
     Npm(String),
+    /// `pypi:NAME==VERSION`.
+    Pypi(super::pypi::PypiSpec),
 }
 
 impl Source {
-    /// An existing folder is a [`Source::Folder`]; anything else is an npm spec.
-    pub fn parse(arg: &str) -> Source {
+    /// An existing folder is a [`Source::Folder`], `pypi:NAME==VERSION` a PyPI release;
+    /// anything else is an npm spec.
+    pub fn parse(arg: &str) -> Result<Source, WorkspaceError> {
+        if let Some(spec) = super::pypi::PypiSpec::parse(arg) {
+            return Ok(Source::Pypi(spec?));
+        }
         let path = Path::new(arg);
-        if path.is_dir() {
+        Ok(if path.is_dir() {
             Source::Folder(path.to_path_buf())
         } else {
             Source::Npm(arg.to_string())
-        }
+        })
     }
 }
 
@@ -36,6 +42,28 @@ impl Source {
 pub fn materialize(source: &Source, workdir: &Path) -> Result<(), WorkspaceError> {
     prepare_workdir(workdir)?;
     match source {
+        // A folder with a pyproject.toml and no package.json is a Python package.
+        Source::Folder(folder)
+            if !folder.join("package.json").is_file()
+                && folder.join("pyproject.toml").is_file() =>
+        {
+            let launch = super::pypi::materialize_folder(folder, workdir)?;
+            write_launch(workdir, &launch)
+        }
+        // A Python package folder without pyproject.toml (its environment and launch settings
+        // beside it): its files, its launch settings, its environment linked.
+        Source::Folder(folder)
+            if !folder.join("package.json").is_file()
+                && crate::anchor::is_python_package(folder) =>
+        {
+            super::pypi::materialize_plain_folder(folder, workdir)?;
+            Ok(())
+        }
+        Source::Pypi(spec) => {
+            let installed = super::pypi::install_release(spec, &super::pypi::cache_root())?;
+            let launch = super::pypi::fill_workdir(&installed, workdir)?;
+            write_launch(workdir, &launch)
+        }
         Source::Folder(folder) => materialize_folder(folder, workdir),
         Source::Npm(spec) => materialize_npm(spec, workdir).map_err(|e| match e {
             e @ WorkspaceError::Npm { .. } => e,
@@ -45,6 +73,18 @@ pub fn materialize(source: &Source, workdir: &Path) -> Result<(), WorkspaceError
             },
         }),
     }
+}
+
+/// Writes the launch settings a Python install found, where `init` reads them.
+fn write_launch(
+    workdir: &Path,
+    launch: &crate::server::LaunchConfig,
+) -> Result<(), WorkspaceError> {
+    let path = workdir.join(crate::server::launch::CONFIG_PATH);
+    let parent = path.parent().expect("the settings live in a folder");
+    fs::create_dir_all(parent).map_err(WorkspaceError::io(parent))?;
+    let text = toml::to_string(launch).expect("launch settings serialize");
+    fs::write(&path, text).map_err(WorkspaceError::io(&path))
 }
 
 fn prepare_workdir(workdir: &Path) -> Result<(), WorkspaceError> {

@@ -43,7 +43,7 @@ fn an_installed_server_materializes_with_its_dependencies_resolvable_offline() {
     let source = installed_server("@modelcontextprotocol/server-memory");
     let tmp = tempfile::tempdir().unwrap();
     let workdir = tmp.path().join("ws");
-    materialize(&Source::parse(source.to_str().unwrap()), &workdir).unwrap();
+    materialize(&Source::parse(source.to_str().unwrap()).unwrap(), &workdir).unwrap();
     assert!(workdir.join("package.json").is_file());
     assert!(workdir.join("dist/index.js").is_file());
     let sdk = workdir.join("node_modules/@modelcontextprotocol/sdk");
@@ -172,9 +172,12 @@ fn materialize_refuses_a_folder_that_is_not_empty() {
 fn an_argument_is_a_folder_when_one_exists_and_an_npm_spec_otherwise() {
     let tmp = tempfile::tempdir().unwrap();
     let arg = tmp.path().to_str().unwrap();
-    assert_eq!(Source::parse(arg), Source::Folder(tmp.path().to_path_buf()));
     assert_eq!(
-        Source::parse("@scope/pkg@1.2.3"),
+        Source::parse(arg).unwrap(),
+        Source::Folder(tmp.path().to_path_buf())
+    );
+    assert_eq!(
+        Source::parse("@scope/pkg@1.2.3").unwrap(),
         Source::Npm("@scope/pkg@1.2.3".into())
     );
 }
@@ -185,7 +188,7 @@ fn an_npm_spec_is_packed_extracted_and_installed() {
     let tmp = tempfile::tempdir().unwrap();
     let workdir = tmp.path().join("ws");
     materialize(
-        &Source::parse("@modelcontextprotocol/server-memory@2026.8.31"),
+        &Source::parse("@modelcontextprotocol/server-memory@2026.8.31").unwrap(),
         &workdir,
     )
     .unwrap();

@@ -12,6 +12,7 @@ use git2::{
 use super::{Version, VersionTag, WorkspaceError};
 
 const IGNORE_LINE: &str = "node_modules/";
+const PYTHON_IGNORE_LINES: &[&str] = &["/.venv", "__pycache__/"];
 pub(super) const IDENTITY: (&str, &str) = ("mcpevol", "mcpevol@localhost");
 /// 2026-01-01T00:00:00Z; version n is committed n hours later.
 const EPOCH: i64 = 1_767_225_600;
@@ -348,14 +349,28 @@ impl Workspace {
                 "node_modules" | "node_modules/" | "/node_modules" | "/node_modules/"
             )
         });
-        if covered {
+        let mut lines: Vec<&str> = Vec::new();
+        if !covered {
+            lines.push(IGNORE_LINE);
+        }
+        // A Python package's environment link (a link, so no trailing `/`) and bytecode caches.
+        if fs::symlink_metadata(self.root.join(super::pypi::VENV_LINK)).is_ok() {
+            lines.extend(
+                PYTHON_IGNORE_LINES
+                    .iter()
+                    .filter(|l| !text.lines().any(|t| t.trim() == **l)),
+            );
+        }
+        if lines.is_empty() {
             return Ok(());
         }
         if !text.is_empty() && !text.ends_with('\n') {
             text.push('\n');
         }
-        text.push_str(IGNORE_LINE);
-        text.push('\n');
+        for line in lines {
+            text.push_str(line);
+            text.push('\n');
+        }
         fs::write(&path, text).map_err(WorkspaceError::io(&path))
     }
 

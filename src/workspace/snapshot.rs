@@ -8,7 +8,7 @@ use git2::build::CheckoutBuilder;
 use super::{Workspace, WorkspaceError};
 
 /// Ignored folders a version needs to run, linked rather than copied.
-const LINKED: &[&str] = &["node_modules"];
+const LINKED: &[&str] = &["node_modules", crate::workspace::pypi::VENV_LINK];
 
 impl Workspace {
     /// Writes the files of `rev` into `dir` (which must exist and be empty) and links the

@@ -77,6 +77,7 @@ try {
       overviewTests: all(document, "table.overview tr.server-row").map((r) => ({
         server: r.dataset.server,
         tests: r.querySelector("td.test-totals")?.textContent ?? null,
+        proof: r.querySelector("td.proof-totals")?.textContent ?? null,
       })),
       legend: all(document, "section.drift").slice(0, 1).flatMap((d) =>
         all(d, ".drift-legend .verdict").map((e) => [e.textContent, getComputedStyle(e).backgroundColor]),

@@ -161,3 +161,25 @@ pub fn fixture_batch(tmp: &Path, servers: &[&str], args: &[&str]) -> PathBuf {
     ok(mcpevol(&all));
     out
 }
+
+/// The hand-written Python fixture servers (`fixtures/python/*`), whose `.venv` links to the
+/// environment scripts/install-servers.sh makes.
+pub fn python_fixtures() -> Vec<PathBuf> {
+    let dir = repo().join("fixtures").join("python");
+    assert!(
+        dir.join(".venv/bin/python").exists(),
+        "the Python fixtures' environment is missing: run scripts/install-servers.sh"
+    );
+    let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("fixtures/python/ exists")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join(".mcpevol/server.toml").is_file())
+        .collect();
+    out.sort();
+    assert!(
+        out.len() >= 5,
+        "expected the Python fixtures under {}",
+        dir.display()
+    );
+    out
+}

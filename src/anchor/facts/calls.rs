@@ -9,7 +9,11 @@ use super::{
 };
 use crate::anchor::params::{self, SchemaRef};
 use crate::anchor::syntax::{Expr, arguments, expr, object_entries, span, text, unwrap};
-use crate::inventory::Sites;
+use crate::anchor::text;
+use crate::inventory::{DescriptionForm, DescriptionSite, Sites};
+
+/// A tool configuration's description, input schema and output schema.
+type Fields = (Option<DescriptionSite>, SchemaRef, SchemaRef);
 
 /// Builder links that start a tool with its name: `server.tool("get_time")`.
 const NAME_LINKS: &[&str] = &[
@@ -68,8 +72,8 @@ impl<'t> Reader<'_, 't> {
             args.len()
         };
         let middle = &args[1..middle_end.max(1)];
-        let (mut description, mut schema) = (Expr::Unknown, SchemaRef::None);
-        let mut description_node = None;
+        let (mut schema, mut output) = (SchemaRef::None, SchemaRef::None);
+        let mut description = None;
         // `registerTool(name, config, cb)` and its relatives take a config object;
         // only the original `tool(name, ...)` spreads description and schema as arguments.
         if text(method, self.src) != "tool" {
@@ -83,20 +87,23 @@ impl<'t> Reader<'_, 't> {
                     _ => None,
                 });
             if let Some(config) = config {
-                (description, description_node, schema) = self.config_fields(config);
+                (description, schema, output) = self.config_fields(config);
             }
         } else {
             let mut rest = middle;
             if let Some(node) = rest.first() {
-                let d = expr(*node, self.src);
+                let d = text::read_description(*node, self.src, self.rel);
+                let named = matches!(d.form, DescriptionForm::Constant { .. });
+                let written = matches!(
+                    d.form,
+                    DescriptionForm::Literal
+                        | DescriptionForm::Template
+                        | DescriptionForm::Concat(_)
+                );
                 // `tool(name, X, cb)` with X a bare name: a description constant or a schema.
-                let ambiguous = matches!(d, Expr::Path(_)) && rest.len() == 1;
-                if matches!(d, Expr::Str(_))
-                    || (matches!(d, Expr::Path(_)) && rest.len() >= 2)
-                    || ambiguous
-                {
-                    description = d;
-                    description_node = Some(*node);
+                let ambiguous = named && rest.len() == 1;
+                if written || (named && rest.len() >= 2) || ambiguous {
+                    description = Some(d);
                     if !ambiguous {
                         rest = &rest[1..];
                     }
@@ -118,7 +125,7 @@ impl<'t> Reader<'_, 't> {
             CandidateKind::RegisterCall,
             definition,
             handler,
-            (description, description_node, schema),
+            (description, schema, output),
         );
     }
 
@@ -167,14 +174,17 @@ impl<'t> Reader<'_, 't> {
     pub(super) fn builder_chain(&mut self, m: &Match<'_, 't>) {
         let (chain, links) = (m.node("chain"), m.node("links"));
         let (mut name, mut description, mut schema) = (None, None, None);
+        // The call the chain starts from, when it names a tool builder: `tool()`, `kit.tool()`.
+        let mut starts_a_tool = false;
         let mut link = Some(links);
         while let Some(call) = link.filter(|n| n.kind() == "call_expression") {
-            let Some(function) = call
-                .child_by_field_name("function")
-                .filter(|f| f.kind() == "member_expression")
-            else {
+            let Some(function) = call.child_by_field_name("function") else {
                 break;
             };
+            if function.kind() != "member_expression" {
+                starts_a_tool = NAME_LINKS.contains(&text(function, self.src));
+                break;
+            }
             let method = function
                 .child_by_field_name("property")
                 .map_or("", |p| text(p, self.src));
@@ -182,6 +192,9 @@ impl<'t> Reader<'_, 't> {
                 .child_by_field_name("arguments")
                 .map(arguments)
                 .unwrap_or_default();
+            if args.is_empty() && NAME_LINKS.contains(&method) {
+                starts_a_tool = true;
+            }
             if let [arg] = args[..] {
                 if NAME_LINKS.contains(&method) {
                     name = name.or(Some(arg));
@@ -193,16 +206,37 @@ impl<'t> Reader<'_, 't> {
             }
             link = function.child_by_field_name("object");
         }
+        let handler = self.handler_ref(m.node("handler"));
         let Some(name) = name.filter(|n| matches!(expr(*n, self.src), Expr::Str(_))) else {
+            // `const readX = tool().description("...").input({...}).handler(fn)`: no name in
+            // the chain; the key it is given in a tools map names it (see `link`).
+            let holder = self.holder(chain);
+            if starts_a_tool && (description.is_some() || schema.is_some()) && holder.is_some() {
+                self.facts.candidates.push(Candidate {
+                    name: Expr::Unknown,
+                    kind: CandidateKind::Builder,
+                    definition: span(links, self.rel),
+                    handler,
+                    schema: schema.map_or(SchemaRef::None, |s| {
+                        params::read_schema(s, self.src, self.rel)
+                    }),
+                    output: SchemaRef::None,
+                    holder,
+                    sites: Sites {
+                        description: description
+                            .map(|d| text::read_description(d, self.src, self.rel)),
+                        ..Sites::default()
+                    },
+                });
+            }
             return;
         };
-        let handler = self.handler_ref(m.node("handler"));
         let fields = (
-            description.map_or(Expr::Unknown, |d| expr(d, self.src)),
-            description,
+            description.map(|d| text::read_description(d, self.src, self.rel)),
             schema.map_or(SchemaRef::None, |s| {
                 params::read_schema(s, self.src, self.rel)
             }),
+            SchemaRef::None,
         );
         let definition = span(links, self.rel);
         self.push_call(
@@ -215,18 +249,19 @@ impl<'t> Reader<'_, 't> {
         );
     }
 
-    /// The description (value and node) and the schema of a tool configuration object.
-    fn config_fields(&self, config: Node<'t>) -> (Expr, Option<Node<'t>>, SchemaRef) {
-        let (mut description, mut node, mut schema) = (Expr::Unknown, None, SchemaRef::None);
+    /// The description, the input schema and the output schema of a tool configuration.
+    fn config_fields(&self, config: Node<'t>) -> Fields {
+        let (mut description, mut schema, mut output) = (None, SchemaRef::None, SchemaRef::None);
         for (key, value, _) in object_entries(config, self.src) {
             if key == "description" {
-                description = expr(value, self.src);
-                node = Some(value);
+                description = Some(text::read_description(value, self.src, self.rel));
+            } else if key == "outputSchema" {
+                output = params::read_schema(value, self.src, self.rel);
             } else if SCHEMA_KEYS.contains(&key.as_str()) && schema == SchemaRef::None {
                 schema = params::read_schema(value, self.src, self.rel);
             }
         }
-        (description, node, schema)
+        (description, schema, output)
     }
 
     /// A candidate for a call that registers one tool, whose statement is its registration.
@@ -237,11 +272,11 @@ impl<'t> Reader<'_, 't> {
         kind: CandidateKind,
         definition: crate::inventory::Span,
         handler: Option<HandlerRef>,
-        (description, description_node, schema): (Expr, Option<Node<'t>>, SchemaRef),
+        (description, schema, output): Fields,
     ) {
         let sites = Sites {
             name: Some(span(name, self.rel)),
-            description: description_node.map(|d| span(unwrap(d), self.rel)),
+            description,
             registration: Some(span(statement_of(call), self.rel)),
             ..Sites::default()
         };
@@ -250,8 +285,8 @@ impl<'t> Reader<'_, 't> {
             kind,
             definition,
             handler,
-            description,
             schema,
+            output,
             holder: None,
             sites,
         });

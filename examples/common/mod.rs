@@ -1,0 +1,91 @@
+//! What the measuring examples share: a catalog and seeds from the command line, and every
+//! server of the catalog evolved with the rules backend for each seed, a few at once.
+
+use std::path::{Path, PathBuf};
+
+use mcpevol::catalog::{Catalog, CatalogEntry as Entry};
+use mcpevol::evolve::{self, Backend, EvolveOptions, RoundOutcome};
+use mcpevol::init::{InitOptions, init};
+
+/// Servers evolved at once: most of a round is waiting on node.
+const PARALLEL: usize = 3;
+
+/// A catalog (the first argument ending in `.toml`, else `servers-npm/servers.toml`) and the
+/// seeds (the other arguments, else 2026, 1 and 2).
+pub struct Sweep {
+    pub dir: PathBuf,
+    pub catalog: Catalog,
+    pub seeds: Vec<u64>,
+}
+
+impl Sweep {
+    pub fn from_args(mut args: Vec<String>) -> anyhow::Result<Sweep> {
+        let catalog_path = match args.first() {
+            Some(a) if a.ends_with(".toml") => PathBuf::from(args.remove(0)),
+            _ => PathBuf::from("servers-npm/servers.toml"),
+        };
+        let seeds = if args.is_empty() {
+            vec![2026, 1, 2]
+        } else {
+            args.iter().map(|s| s.parse()).collect::<Result<_, _>>()?
+        };
+        Ok(Sweep {
+            dir: catalog_path
+                .parent()
+                .unwrap_or(Path::new("."))
+                .to_path_buf(),
+            catalog: Catalog::load(&catalog_path)?,
+            seeds,
+        })
+    }
+
+    /// One entry per package: launches of the same package evolve the same code.
+    pub fn entries(&self) -> Vec<&Entry> {
+        let mut out: Vec<&Entry> = Vec::new();
+        for e in &self.catalog.servers {
+            if !out.iter().any(|x| x.package == e.package) {
+                out.push(e);
+            }
+        }
+        out
+    }
+
+    /// Inits and evolves every entry `rounds` rounds per seed under `scratch`, and hands each
+    /// (server id, seed, workspace, outcome) to `done` as it finishes.
+    pub fn evolve_all(
+        &self,
+        scratch: &Path,
+        rounds: u32,
+        mut done: impl FnMut(&str, u64, &Path, Result<Vec<RoundOutcome>, String>) -> anyhow::Result<()>,
+    ) -> anyhow::Result<()> {
+        let rt = tokio::runtime::Runtime::new()?;
+        let entries = self.entries();
+        for seed in &self.seeds {
+            for chunk in entries.chunks(PARALLEL) {
+                let runs = chunk.iter().map(|entry| {
+                    let work = scratch.join(format!("{}-{seed}", entry.id));
+                    let source = entry.package_dir(&self.dir).to_string_lossy().into_owned();
+                    let seed = *seed;
+                    async move {
+                        let init_opts = InitOptions::new(Some(entry.launch_config()));
+                        let opts = EvolveOptions::new(rounds, seed);
+                        let result = async {
+                            init(&source, &work, &init_opts)
+                                .await
+                                .map_err(|e| e.to_string())?;
+                            evolve::evolve(&work, &Backend::Rules, &opts, |_| {})
+                                .await
+                                .map_err(|e| e.to_string())
+                        }
+                        .await;
+                        (entry.id.clone(), work, result)
+                    }
+                });
+                for (id, work, result) in rt.block_on(futures::future::join_all(runs)) {
+                    done(&id, *seed, &work, result)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}

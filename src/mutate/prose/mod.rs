@@ -1,0 +1,394 @@
+//! The sentences the rules write into descriptions: facts about a tool in, sentences out.
+//!
+//! Every sentence states something read from the tool ([`facts::ToolFacts`]: its schema, what
+//! its handler's code returns, its declared output, related tools) or from the change a rule
+//! makes (an alias, a rename, a new parameter and the code that makes it act, a bound), never
+//! more. Facts the description already states are not said again. Each fact has several
+//! wordings and the seeded [`Rng`] picks one, so that tools and seeds read differently while
+//! the same seed writes the same words. [`attach`] puts sentences where the original's author
+//! would: on its line, as a new paragraph, indented alike.
+
+pub mod attach;
+pub mod facts;
+mod phrases;
+
+pub use facts::{Joined, ParamFacts, Related, Returns, ToolFacts};
+pub use phrases::mentions;
+
+use phrases::{
+    and_list, capped, details, format_words, listed, lowercase_first, marked, phrase, plural_type,
+    range_sentences,
+};
+
+use super::Rng;
+use super::behaviours::{Bound, NewParam};
+
+/// What a rule says about a tool besides its facts.
+#[derive(Clone, Copy)]
+pub enum Note<'a> {
+    /// The tool is an alias of `of`, registered under a name ending in `suffix`.
+    Alias { of: &'a str, suffix: &'a str },
+    /// The tool is also available as `to`.
+    Pointer { to: &'a str },
+    /// The tool was called `old` before.
+    Formerly { old: &'a str },
+    /// A parameter the rules added, with the code that makes it act.
+    NewParam(&'a NewParam),
+    /// A parameter the change removed.
+    RemovedParam(&'a str),
+}
+
+/// Writes sentences, choosing among wordings with the seeded generator.
+pub struct Writer<'r> {
+    rng: &'r mut Rng,
+}
+
+impl<'r> Writer<'r> {
+    pub fn new(rng: &'r mut Rng) -> Writer<'r> {
+        Writer { rng }
+    }
+
+    fn pick(&mut self, options: &[String]) -> String {
+        options[self.rng.below(options.len())].clone()
+    }
+
+    /// Up to `most` sentences of facts about the tool that its description does not state.
+    pub fn tool_facts(&mut self, facts: &ToolFacts, most: usize) -> Vec<String> {
+        let mut said: Vec<String> = [
+            self.params_sentence(facts),
+            self.returns_sentence(facts),
+            self.related_sentence(facts),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        // A seeded order, so that tools and seeds lead with different facts.
+        let mut out = Vec::new();
+        while !said.is_empty() && out.len() < most {
+            out.push(said.remove(self.rng.below(said.len())));
+        }
+        out
+    }
+
+    /// The sentence for a change a rule made.
+    pub fn note(&mut self, note: &Note) -> String {
+        let options: Vec<String> = match *note {
+            Note::Alias { of, suffix } => match suffix {
+                "v1" => vec![
+                    format!(
+                        "Alias of `{of}` under a versioned name: it behaves exactly as `{of}` does."
+                    ),
+                    format!(
+                        "Versioned name for `{of}`; it takes the same parameters and gives the same results."
+                    ),
+                ],
+                "compat" => vec![
+                    format!("Compatibility alias of `{of}`: it behaves exactly as `{of}` does."),
+                    format!(
+                        "Kept for compatibility: the same tool as `{of}`, with the same parameters and results."
+                    ),
+                ],
+                _ => vec![
+                    format!("Alias of `{of}`: it behaves exactly as `{of}` does."),
+                    format!("Another name for `{of}`, with the same parameters and results."),
+                ],
+            },
+            Note::Pointer { to } => vec![
+                format!("Also available as `{to}`, which behaves the same."),
+                format!("The same tool is also available as `{to}`."),
+                format!("`{to}` is another name for this tool."),
+            ],
+            Note::Formerly { old } => vec![
+                format!("Formerly named `{old}`."),
+                format!("It replaces `{old}`, with the same parameters."),
+                format!("Previously called `{old}`."),
+            ],
+            Note::NewParam(p) => p.tool_sentences.iter().map(|s| s.to_string()).collect(),
+            Note::RemovedParam(name) => vec![
+                format!("`{name}` is no longer accepted."),
+                format!("The `{name}` parameter was removed."),
+                format!("It no longer takes `{name}`."),
+            ],
+        };
+        self.pick(&options)
+    }
+
+    /// The description of a parameter the rules add.
+    pub fn new_param_description(&mut self, p: &NewParam) -> String {
+        let options: Vec<String> = p.descriptions.iter().map(|s| s.to_string()).collect();
+        self.pick(&options)
+    }
+
+    /// What a new bound on a parameter means, for its description.
+    pub fn bound(&mut self, bound: Bound, enforced: bool) -> String {
+        let (limit, over) = match bound {
+            Bound::MaxLength(n) => (
+                vec![
+                    format!("At most {n} characters."),
+                    format!("Up to {n} characters."),
+                ],
+                "Longer values are refused.",
+            ),
+            Bound::Maximum(n) => (
+                vec![format!("At most {n}."), format!("No more than {n}.")],
+                "Larger values are refused.",
+            ),
+            Bound::MaxItems(n) => (
+                vec![format!("At most {n} items."), format!("Up to {n} items.")],
+                "Longer lists are refused.",
+            ),
+        };
+        let first = self.pick(&limit);
+        if enforced && self.rng.below(2) == 0 {
+            format!("{first} {over}")
+        } else {
+            first
+        }
+    }
+
+    /// Up to two sentences about a parameter that its description does not state: allowed
+    /// values, default, bounds, format, items; when the schema says nothing else and the
+    /// parameter has a description, whether it is required.
+    pub fn param_facts(&mut self, p: &ParamFacts) -> Vec<String> {
+        let said = p.description.as_deref().unwrap_or("");
+        let s = &p.shape;
+        let mut out: Vec<Vec<String>> = Vec::new();
+        if !s.values.is_empty()
+            && s.values.len() <= 8
+            && !s.values.iter().all(|v| mentions(said, v))
+        {
+            let or = listed(&s.values, "or");
+            let and = listed(&s.values, "and");
+            out.push(vec![
+                format!("One of {or}."),
+                format!("Accepted values: {and}."),
+                format!("Must be {or}."),
+            ]);
+        }
+        if let Some(d) = &s.default
+            && !mentions(said, d)
+            && !said.to_lowercase().contains("default")
+        {
+            out.push(vec![
+                format!("Defaults to `{d}`."),
+                format!("Default: `{d}`."),
+                format!("When left out, `{d}` is used."),
+            ]);
+        }
+        if let Some(range) = range_sentences(p)
+            && !s.min.iter().chain(&s.max).all(|n| mentions(said, n))
+        {
+            out.push(range);
+        }
+        if let Some(f) = s.format.as_deref().and_then(format_words)
+            && !said.to_lowercase().contains(f.1)
+        {
+            out.push(vec![f.0.to_string()]);
+        }
+        if let Some(items) = &s.items
+            && let Some(plural) = plural_type(items)
+            && !said.to_lowercase().contains(plural)
+        {
+            out.push(vec![
+                format!("A list of {plural}."),
+                format!("An array of {plural}."),
+            ]);
+        }
+        if !s.keys.is_empty() && s.keys.len() <= 8 && !s.keys.iter().all(|k| mentions(said, k)) {
+            let keys = listed(&s.keys, "and");
+            out.push(if s.items.is_some() {
+                vec![
+                    format!("Each item has {keys}."),
+                    format!("Its items hold {keys}."),
+                ]
+            } else {
+                vec![
+                    format!("An object with {keys}."),
+                    format!("It holds {keys}."),
+                ]
+            });
+        }
+        if out.is_empty()
+            && !said.is_empty()
+            && !said.to_lowercase().contains("optional")
+            && !said.to_lowercase().contains("required")
+        {
+            out.push(if p.required {
+                vec!["Required.".into(), "It must be given.".into()]
+            } else {
+                vec!["Optional.".into(), "It can be left out.".into()]
+            });
+        }
+        out.truncate(2);
+        out.iter().map(|o| self.pick(o)).collect()
+    }
+
+    fn params_sentence(&mut self, facts: &ToolFacts) -> Option<String> {
+        let fresh = news_of_params(facts);
+        if fresh.is_empty() {
+            return None;
+        }
+        let long = fresh.len() > 6;
+        let (req, opt): (Vec<_>, Vec<_>) = fresh.iter().partition(|(p, _)| p.required);
+        let show = |list: &[&(&ParamFacts, String)], full: bool| -> Vec<String> {
+            list.iter()
+                .map(|(p, phrase)| {
+                    if full {
+                        phrase.clone()
+                    } else {
+                        format!("`{}`", p.name)
+                    }
+                })
+                .collect()
+        };
+        let req = show(&req, true);
+        let opt = show(&opt, !long);
+        // Wordings that read as the whole list only when it is the whole list.
+        let complete = fresh.len() == facts.params.len();
+        let mut options = Vec::new();
+        if !long {
+            let marked: Vec<String> = fresh
+                .iter()
+                .map(|(p, s)| marked(s, if p.required { "required" } else { "optional" }))
+                .collect();
+            options.push(if complete {
+                format!("Parameters: {}.", marked.join(", "))
+            } else {
+                format!("From its schema: {}.", marked.join("; "))
+            });
+        }
+        match (req.is_empty(), opt.is_empty()) {
+            (false, false) => {
+                if complete {
+                    options.push(format!(
+                        "It takes {} and, optionally, {}.",
+                        and_list(&req),
+                        and_list(&opt)
+                    ));
+                }
+                options.push(format!(
+                    "Required: {}. Optional: {}.",
+                    req.join(", "),
+                    opt.join(", ")
+                ));
+            }
+            (false, true) => {
+                if complete {
+                    options.push(format!("It takes {}.", and_list(&req)));
+                }
+                options.push(format!("Required: {}.", req.join(", ")));
+            }
+            (true, false) => {
+                options.push(format!("Optional: {}.", opt.join(", ")));
+                if complete {
+                    options.push(format!(
+                        "All its parameters are optional: {}.",
+                        opt.join(", ")
+                    ));
+                }
+            }
+            (true, true) => {}
+        }
+        Some(self.pick(&options))
+    }
+
+    fn returns_sentence(&mut self, facts: &ToolFacts) -> Option<String> {
+        let r = &facts.returns;
+        let said = facts.description.to_lowercase();
+        let mut options: Vec<Vec<String>> = Vec::new();
+        if let Some(keys) = &r.json
+            && !said.contains("json")
+        {
+            options.push(if keys.is_empty() {
+                vec![
+                    "The result is JSON text.".into(),
+                    "It answers with JSON text.".into(),
+                ]
+            } else {
+                let keys = listed(&capped(keys), "and");
+                vec![
+                    format!("The result is JSON text with {keys}."),
+                    format!("It answers with a JSON object holding {keys}."),
+                    format!("Its text result is JSON with the fields {keys}."),
+                ]
+            });
+        }
+        if !r.structured.is_empty() && !r.structured.iter().all(|k| mentions(&facts.description, k))
+        {
+            let keys = listed(&capped(&r.structured), "and");
+            options.push(vec![
+                format!("Its structured result holds {keys}."),
+                format!("The structured content it returns has {keys}."),
+            ]);
+        }
+        if r.image && !said.contains("image") {
+            options.push(vec![
+                "Its result can include an image.".into(),
+                "It can answer with an image.".into(),
+            ]);
+        }
+        if r.audio && !said.contains("audio") {
+            options.push(vec!["Its result can include audio.".into()]);
+        }
+        match r.joined {
+            Some(Joined::Lines) if !said.contains("per line") && !said.contains("one line") => {
+                options.push(vec![
+                    "The result text has one entry per line.".into(),
+                    "It answers with one entry per line.".into(),
+                ])
+            }
+            Some(Joined::Commas) if !said.contains("comma") => options.push(vec![
+                "The result is a comma-separated list.".into(),
+                "It answers with a comma-separated list.".into(),
+            ]),
+            _ => {}
+        }
+        if options.is_empty() {
+            return None;
+        }
+        let at = self.rng.below(options.len());
+        let chosen = options.swap_remove(at);
+        Some(self.pick(&chosen))
+    }
+
+    fn related_sentence(&mut self, facts: &ToolFacts) -> Option<String> {
+        let r = facts
+            .related
+            .iter()
+            .find(|r| !facts.description.contains(&r.name))?;
+        let lower = lowercase_first(&r.summary);
+        Some(self.pick(&[
+            format!("See also `{}` ({lower}).", r.name),
+            format!("For a related task, see `{}`: {}.", r.name, r.summary),
+            format!("A related tool is `{}` ({lower}).", r.name),
+        ]))
+    }
+}
+
+/// The parameters a sentence can say something new about, with their phrases: those the
+/// description does not name, and those it names without the values their schema gives.
+fn news_of_params(facts: &ToolFacts) -> Vec<(&ParamFacts, String)> {
+    let said = &facts.description;
+    facts
+        .params
+        .iter()
+        .filter_map(|p| {
+            let s = &p.shape;
+            let values = s
+                .min
+                .iter()
+                .chain(&s.max)
+                .chain(&s.default)
+                .chain(&s.values);
+            let stated = values.clone().all(|v| mentions(said, v));
+            if mentions(said, &p.name) && stated {
+                return None;
+            }
+            Some((p, phrase(p, &details(p))))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+#[path = "prose_tests.rs"]
+mod tests;
