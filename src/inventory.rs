@@ -235,6 +235,9 @@ pub enum DescriptionForm {
         /// Another description reads the same constant.
         shared: bool,
     },
+    /// A Python docstring: its text as `inspect.cleandoc` reads it, rewritten whole in its own
+    /// layout (quotes, indentation, where the closing quotes stand).
+    Docstring,
     /// An expression anchoring does not understand (a call, a template with substitutions):
     /// no operator rewrites it.
     Opaque(&'static str),

@@ -47,7 +47,7 @@ const OPS: [&str; 11] = [
 const FIXTURES: &[(&str, &[(&str, &str)])] = &[
     ("fastmcp-decorators", &[]),
     ("lowlevel-match", &[]),
-    ("lowlevel-if", &[]),
+    ("lowlevel-if", &[("O7", "no optional parameter")]),
     (
         "cross-module",
         &[
@@ -61,6 +61,7 @@ const FIXTURES: &[(&str, &[(&str, &str)])] = &[
         &[
             ("O6", "does not show its parameters"),
             ("O7", "no optional parameter"),
+            ("O9", "already says everything its schema shows"),
             ("O10", "does not show its parameters"),
             ("O11", "does not show its parameters"),
         ],

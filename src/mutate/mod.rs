@@ -4,6 +4,7 @@
 //! [`crate::hunks`]. Everything after the proposal (check, validate, commit) is shared.
 
 pub mod behaviours;
+pub mod docstring;
 pub mod prose;
 pub mod python;
 pub mod reply;

@@ -7,6 +7,7 @@
 use std::path::Path;
 
 use super::MutateError;
+use super::docstring;
 use super::splice::{Edits, js_string};
 use crate::anchor::literal::decode;
 use crate::inventory::{DescriptionForm, DescriptionSite, Span};
@@ -86,6 +87,17 @@ pub fn rewrite(
                     "the change spans several operands of the description's concatenation",
                 )),
             }
+        }
+        DescriptionForm::Docstring => {
+            let source = edits.slice(root, &site.span)?;
+            let line_indent = {
+                let text = edits.text(root, &site.span.file)?;
+                super::splice::indent_at(text, site.span.bytes.0).to_string()
+            };
+            Ok(vec![(
+                site.span.clone(),
+                docstring::rewritten(&source, &line_indent, new).map_err(refused)?,
+            )])
         }
         DescriptionForm::Constant {
             declared_at: Some(declared),

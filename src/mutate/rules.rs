@@ -470,6 +470,13 @@ impl Draft<'_> {
         let (start, end) = item_range(self.e.text(self.root, &site.entry.file)?, &site.entry);
         self.e
             .replace(self.root, &with_bytes(&site.entry, start, end), "")?;
+        // A zod shape or a pydantic model drops keys it does not declare before the handler
+        // runs; a handler under a plain JSON schema reads its arguments as sent, so a caller
+        // that still sends the parameter would still get its effect. The wrapper takes it out.
+        if schema.json && wrap::wrappable(self.root, tool).is_ok() {
+            let around = wrap::drop_param(wrap::is_python_handler(tool), &site.name);
+            wrap::wrap(&mut self.e, self.root, tool, &around)?;
+        }
         Ok(site.name.clone())
     }
 
@@ -702,7 +709,10 @@ impl Draft<'_> {
         };
         let full = prose::attach::prepend(old, alias);
         match &site.form {
-            DescriptionForm::Literal | DescriptionForm::Template | DescriptionForm::Concat(_) => {
+            DescriptionForm::Literal
+            | DescriptionForm::Template
+            | DescriptionForm::Docstring
+            | DescriptionForm::Concat(_) => {
                 let cuts = retext::rewrite(&mut self.e, self.root, site, &full)?;
                 Ok(cuts
                     .into_iter()

@@ -60,6 +60,21 @@ pub fn wrappable_here(tool: &Tool) -> Result<(), &'static str> {
     }
 }
 
+/// Code that takes `param` out of the call's arguments before the handler sees them, so that
+/// a removed parameter sent anyway has no effect (`python`: the handler is Python's).
+pub fn drop_param(python: bool, param: &str) -> Around {
+    let key = serde_json::to_string(param).expect("a string serializes");
+    let before = if python {
+        format!("if isinstance(arguments, dict):\n    arguments.pop({key}, None)")
+    } else {
+        format!("if (input && typeof input === \"object\") {{\ndelete input[{key}];\n}}")
+    };
+    Around {
+        before,
+        after: String::new(),
+    }
+}
+
 /// Whether the tool's handler is Python, whose wrapping is `python::wrap` (and whose `around`
 /// code must be Python).
 pub fn is_python_handler(tool: &Tool) -> bool {

@@ -304,9 +304,13 @@ pub fn description_site(node: Node, src: &str, rel: &str) -> crate::inventory::D
 pub fn docstring_site(node: Node, cleaned: &str, rel: &str) -> crate::inventory::DescriptionSite {
     crate::inventory::DescriptionSite {
         span: crate::anchor::syntax::span(node, rel),
-        form: crate::inventory::DescriptionForm::Opaque(
-            "its description is a docstring, which the rules do not rewrite",
-        ),
+        form: if node.kind() == "string" {
+            crate::inventory::DescriptionForm::Docstring
+        } else {
+            crate::inventory::DescriptionForm::Opaque(
+                "its description is a docstring of joined strings, which the rules do not rewrite",
+            )
+        },
         text: Some(cleaned.to_string()),
     }
 }
