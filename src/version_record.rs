@@ -263,6 +263,7 @@ impl RoundRecord {
     }
 
     /// The commit message: a subject, what changed in words, and trailers a script can read.
+    // Long: one message, written top to bottom in the order it reads: subject, body, unproven reasons, trailers.
     pub fn commit_message(&self) -> String {
         let subject = match &self.operator_name {
             Some(name) => format!("{}: {name} on {}", self.version, self.targets.join(", ")),

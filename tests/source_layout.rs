@@ -202,3 +202,101 @@ fn every_file_over_500_lines_says_why_at_its_top() {
         .collect();
     assert_eq!(unexplained, Vec::<String>::new());
 }
+
+/// The functions of `text` longer than `limit` lines whose comments do not say why: the
+/// comment lines right above a function (its doc comment) or its first line inside must hold
+/// the word "long". A function is a line opening `fn` and running to the first line at its own
+/// indentation that starts with `}`.
+fn long_functions_unexplained(text: &str, limit: usize) -> Vec<(usize, String, usize)> {
+    let code = match text.find("#[cfg(test)]\nmod tests") {
+        Some(at) => &text[..at],
+        None => text,
+    };
+    let lines: Vec<&str> = code.lines().collect();
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let trimmed = line.trim_start();
+        let opens = [
+            "fn ",
+            "pub fn ",
+            "pub(crate) fn ",
+            "async fn ",
+            "pub async fn ",
+        ]
+        .iter()
+        .any(|p| trimmed.starts_with(p));
+        if !opens || trimmed.ends_with(';') {
+            continue;
+        }
+        let indent = &line[..line.len() - trimmed.len()];
+        let Some(end) = (i + 1..lines.len())
+            .find(|&j| lines[j].starts_with(indent) && lines[j][indent.len()..].starts_with('}'))
+        else {
+            continue;
+        };
+        let length = end - i + 1;
+        if length <= limit {
+            continue;
+        }
+        let above = lines[..i]
+            .iter()
+            .rev()
+            .take_while(|l| {
+                let t = l.trim_start();
+                t.starts_with("//") || t.starts_with("#[")
+            })
+            .any(|l| l.to_lowercase().contains("long"));
+        let inside = lines[i + 1..end]
+            .iter()
+            .take(3)
+            .any(|l| l.trim_start().starts_with("//") && l.to_lowercase().contains("long"));
+        if !above && !inside {
+            let name: String = trimmed
+                .split("fn ")
+                .nth(1)
+                .unwrap_or("")
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            out.push((i + 1, name, length));
+        }
+    }
+    out
+}
+
+#[test]
+fn every_function_over_80_lines_says_why_it_is_long() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    let mut long = Vec::new();
+    for file in files {
+        let name = file.to_string_lossy();
+        if name.ends_with("_tests.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).unwrap();
+        for (line, function, length) in long_functions_unexplained(&text, 80) {
+            long.push(format!("{name}:{line} `{function}` has {length} lines"));
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "split these, or say at their top why they are long:\n{}",
+        long.join("\n")
+    );
+}
+
+#[test]
+fn the_length_check_finds_a_long_function_and_accepts_one_that_says_why() {
+    let body = "    let x = 1;\n".repeat(90);
+    let bare = format!("fn big() {{\n{body}}}\n");
+    assert_eq!(
+        long_functions_unexplained(&bare, 80),
+        [(1, "big".to_string(), 92)]
+    );
+    let said = format!("/// Long: one table of cases reads better whole.\nfn big() {{\n{body}}}\n");
+    assert!(long_functions_unexplained(&said, 80).is_empty());
+    let short = "fn small() {\n    let x = 1;\n}\n";
+    assert!(long_functions_unexplained(short, 80).is_empty());
+}

@@ -220,6 +220,7 @@ fn mark_shared_constants(tools: &mut [Tool]) {
     }
 }
 
+// Long: the linking steps run in order over maps each one builds for the next; the steps themselves are functions.
 fn link_tools(files: &[(String, FileFacts)], entry_file: Option<&str>) -> Vec<Tool> {
     let names = Names::new(files);
     let (best, loop_registration) = choose_definitions(files, &names, entry_file);

@@ -320,6 +320,7 @@ fn zod_base<'t>(node: Node<'t>, src: &str) -> Option<(Node<'t>, String)> {
 
 /// Reads a zod chain such as `z.string().min(1).optional().describe("City name")`; also returns
 /// the receiver of its innermost call (`z`), which is how the file spells zod.
+// Long: one walk down a zod call chain, an arm per zod method it reads.
 fn zod_param(
     name: String,
     value: Node,

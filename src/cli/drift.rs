@@ -111,6 +111,7 @@ fn cell(r: &drift::CallResult) -> String {
     text
 }
 
+// Long: the table written in the order it prints.
 fn table(s: &ServerDrift) -> String {
     let mut out = format!("{}\n", s.name);
     if let Some(e) = &s.error {

@@ -126,7 +126,7 @@ pub(super) async fn audit(
 
     // The original once more, as every version is replayed: a third sample of each output.
     let again = replay::replay(&ws, &original_tag, &plan.calls, &skip, opts).await;
-    vary(&mut original.observed, |i| sample(&again, i));
+    vary(&mut original.observed, |i, v| sample(&again, i, v));
     let mut again = Some(again);
     let mut replays: Vec<(&Version, Replayed, Vec<Value>)> = Vec::new();
     for v in &plan.shown {
@@ -158,9 +158,10 @@ pub(super) async fn audit(
         // original, and an output that varies there is compared by status only.
         step(Step::Starting(format!("{original_tag}: two more samples")));
         let more = replay::observe(&ws, &original_tag, &plan.calls, &names(&before), opts).await?;
-        vary(&mut original.observed, |i| {
+        vary(&mut original.observed, |i, v| {
             let seen = &more.observed[i];
-            Some((seen.status, seen.parts.clone(), seen.deterministic))
+            let parts = validate::parts_as_learned(&seen.as_outcome(), v);
+            Some((seen.status, parts, seen.deterministic))
         });
     }
     let cascades = cascades(&ws, plan, &original, &before, &replays, &skip, opts, step).await;
@@ -270,18 +271,26 @@ fn last(plan: &Plan) -> u32 {
 
 /// The `i`-th answer of a replay as a sample: status, normalised parts, and whether it can
 /// confirm (a single session always can).
-fn sample(replayed: &Replayed, i: usize) -> Option<(CallStatus, Vec<String>, bool)> {
+fn sample(
+    replayed: &Replayed,
+    i: usize,
+    volatile: &validate::Volatile,
+) -> Option<(CallStatus, Vec<String>, bool)> {
     let outcome = replayed.outcomes.get(i)?.as_ref()?;
-    Some((outcome.status, validate::normalized_parts(outcome), true))
+    Some((
+        outcome.status,
+        validate::parts_as_learned(outcome, volatile),
+        true,
+    ))
 }
 
 /// Marks as varying each deterministic output that a later sample does not confirm.
 fn vary(
     observed: &mut [Observation],
-    later: impl Fn(usize) -> Option<(CallStatus, Vec<String>, bool)>,
+    later: impl Fn(usize, &validate::Volatile) -> Option<(CallStatus, Vec<String>, bool)>,
 ) {
     for (i, seen) in observed.iter_mut().enumerate() {
-        let Some((status, parts, deterministic)) = later(i) else {
+        let Some((status, parts, deterministic)) = later(i, &seen.volatile) else {
             continue;
         };
         let again = Observation {
@@ -289,6 +298,8 @@ fn vary(
             status,
             parts,
             raw: Vec::new(),
+            other: Vec::new(),
+            volatile: seen.volatile.clone(),
             deterministic,
             like_unknown: false,
         };
@@ -318,6 +329,7 @@ fn counts(results: &[CallResult]) -> String {
 
 /// Every call at one replayed version: verdicts, forecasts, disagreements, and the version's
 /// failure to start, if it did not.
+// Long: verdicts, forecasts and disagreements of one version are built in one pass over its calls.
 fn judge(
     plan: &Plan,
     original: &Original,

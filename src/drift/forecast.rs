@@ -46,6 +46,7 @@ impl Finding {
 
 /// The findings for calling `tool` with `arguments` at a version listing `after`, when the
 /// original listed `before`; empty when the schema says the call is fine.
+// Long: one arm per kind of schema change.
 pub fn forecast(
     before: &[Value],
     after: &[Value],

@@ -18,6 +18,7 @@ const CALL_FILE_EXTENSIONS: [&str; 3] = ["jsonl", "json", "log"];
 
 /// Audits the workspace or batch folder at `path`. Stops early, with
 /// [`DriftError::Interrupted`], once `cancel` turns true.
+// Long: a single workspace and a batch folder share the job pool, the progress display and the cancel checks set up here.
 pub fn run(
     path: &Path,
     opts: &DriftOptions,

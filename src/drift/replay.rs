@@ -144,6 +144,7 @@ pub(super) async fn replay(
                 status: CallStatus::Crashed,
                 text: format!("not called: the server crashed on call #{k}"),
                 parts: Vec::new(),
+                other: Vec::new(),
             },
             None => {
                 session

@@ -28,6 +28,7 @@ pub struct Context<'a> {
 
 /// The verdict on one call at one version, with its reason on one line. `now` is None when
 /// the call was not made (the original timed out on it, so it would only hold the rest up).
+// Long: one arm per way a replayed call can end, each with the reason it gives.
 pub fn classify(seen: &Observation, now: Option<&Outcome>, cx: &Context) -> (Verdict, String) {
     let Some(now) = now.filter(|_| seen.status != CallStatus::Timeout) else {
         return (
@@ -100,7 +101,7 @@ pub fn classify(seen: &Observation, now: Option<&Outcome>, cx: &Context) -> (Ver
                 "its output differs from the original's{hidden}: {}",
                 validate::first_difference(
                     &seen.text(),
-                    &validate::normalized_parts(now).join("\n")
+                    &validate::parts_as_learned(now, &seen.volatile).join("\n")
                 )
             ),
         ),

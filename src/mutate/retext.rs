@@ -20,6 +20,7 @@ fn refused(why: impl Into<String>) -> MutateError {
 }
 
 /// The cuts that turn the description at `site` into `new`.
+// Long: one arm per description form; the concatenation's finds the operand a change falls in.
 pub fn rewrite(
     edits: &mut Edits,
     root: &Path,

@@ -364,6 +364,7 @@ struct Draft<'a> {
 }
 
 impl Draft<'_> {
+    // Long: one arm per built-in operator, each a few lines that call the helpers below.
     fn apply(&mut self, op: Builtin, tool: &Tool, all: &[Tool]) -> Result<String, MutateError> {
         let name = &tool.name;
         Ok(match op {
@@ -552,6 +553,7 @@ impl Draft<'_> {
     }
 
     /// Registers a copy of `tool` under a new name, routed to the same handler.
+    // Long: a copy is registered, routed and described in each registration style in turn; the styles share the names and spans found first.
     fn add_copy(&mut self, tool: &Tool) -> Result<String, MutateError> {
         let suffix = ALIAS_SUFFIXES[self.rng.below(ALIAS_SUFFIXES.len())];
         let new = words::join(&tool.name, suffix);

@@ -48,6 +48,7 @@ fn counts(d: &ServerDrift) -> String {
 }
 
 /// The section as HTML: no script; the colours come from the page's style sheet.
+// Long: the HTML section written in the order the page shows it.
 pub fn html(d: &ServerDrift) -> String {
     let mut out = String::from("<section class=\"drift\"><h3>Drift of the original's calls</h3>");
     if let Some(e) = &d.error {

@@ -52,6 +52,7 @@ pub fn render(data: &ReportData) -> String {
     page + "</main></body></html>\n"
 }
 
+// Long: the overview written in the order the page shows it.
 fn overview(data: &ReportData) -> String {
     let mut out = String::from(
         "<section id=\"overview\"><h2>Overview</h2><table class=\"overview\"><thead><tr>\

@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use super::CALL_TIMEOUT;
 use super::args::arguments_for;
 use super::discover::{FirstAnswer, discover};
-use super::normalize::normalize;
+use super::normalize::{Volatile, normalize};
 use super::plan::trial_order;
 pub use super::plan::{CallHints, PlannedCall};
 use super::unknown::{PROBE_TOOLS, UnknownShape};
@@ -28,6 +28,11 @@ pub struct Observation {
     pub parts: Vec<String>,
     /// The same parts as the first session answered them, for claims that transform them.
     pub raw: Vec<String>,
+    /// Its non-text content as the first session answered it ([`Outcome::other`]).
+    pub other: Vec<String>,
+    /// The values that varied between the two sessions' answers: a later answer is compared
+    /// with `parts` after replacing these (and clock readings), and nothing else.
+    pub volatile: Volatile,
     /// The two sessions gave the same normalised answer, so a later version's answer can be
     /// compared with it.
     pub deterministic: bool,
@@ -47,6 +52,7 @@ impl Observation {
             status: self.status,
             text: self.text(),
             parts: self.raw.clone(),
+            other: self.other.clone(),
         }
     }
 
@@ -67,6 +73,8 @@ impl Observation {
             status,
             parts: vec![text.to_string()],
             raw: vec![text.to_string()],
+            other: Vec::new(),
+            volatile: Volatile::default(),
             deterministic,
             like_unknown: false,
         }
@@ -82,13 +90,53 @@ pub struct Baseline {
     pub unknown: Option<UnknownShape>,
 }
 
-/// The normalised parts of an outcome (its message when it has no content).
+/// The normalised parts of an outcome (its message when it has no content), then its
+/// non-text content: hashes as they are (a placeholder would hide a changed image), JSON
+/// normalised as text is.
 pub fn normalized_parts(outcome: &Outcome) -> Vec<String> {
-    if outcome.parts.is_empty() {
+    let mut out = if outcome.parts.is_empty() && outcome.other.is_empty() {
         vec![normalize(&outcome.text)]
     } else {
         outcome.parts.iter().map(|p| normalize(p)).collect()
+    };
+    out.extend(outcome.other.iter().map(|o| {
+        if o.starts_with("[structuredContent]")
+            || (o.starts_with("[resource ") && !o.ends_with(']'))
+        {
+            normalize(o)
+        } else {
+            o.clone()
+        }
+    }));
+    out
+}
+
+/// What separates the parts of an answer in [`whole`]: no volatile shape spans a line break.
+const PART_BREAK: &str = "\n\u{1e}\n";
+
+/// An answer's parts as one text (its message when it has no content), for learning and
+/// applying a [`Volatile`] across all of them.
+fn whole(outcome: &Outcome) -> String {
+    if outcome.parts.is_empty() && outcome.other.is_empty() {
+        return outcome.text.clone();
     }
+    let parts: Vec<&str> = outcome
+        .parts
+        .iter()
+        .chain(&outcome.other)
+        .map(String::as_str)
+        .collect();
+    parts.join(PART_BREAK)
+}
+
+/// The parts of `outcome` with what `volatile` says varies replaced: how a later answer is
+/// compared with an [`Observation`]'s `parts`.
+pub fn parts_as_learned(outcome: &Outcome, volatile: &Volatile) -> Vec<String> {
+    volatile
+        .normalize(&whole(outcome))
+        .split(PART_BREAK.trim_matches('\n'))
+        .map(|p| p.trim_matches('\n').to_string())
+        .collect()
 }
 
 impl Baseline {
@@ -245,13 +293,17 @@ pub async fn observe_calls(
         .zip(first)
         .zip(second)
         .map(|((call, outcome), again)| {
-            let parts = normalized_parts(&outcome);
-            let deterministic = again.status == outcome.status && normalized_parts(&again) == parts;
+            let volatile = Volatile::learn(&whole(&outcome), &whole(&again));
+            let parts = parts_as_learned(&outcome, &volatile);
+            let deterministic =
+                again.status == outcome.status && parts_as_learned(&again, &volatile) == parts;
             Observation {
                 arguments: call.arguments.clone(),
                 status: outcome.status,
                 parts,
                 raw: outcome.parts,
+                other: outcome.other,
+                volatile,
                 deterministic,
                 like_unknown: false,
             }
@@ -295,11 +347,13 @@ async fn session_calls(
                 status: CallStatus::Timeout,
                 text: "not called: it timed out in the previous version".into(),
                 parts: Vec::new(),
+                other: Vec::new(),
             },
             None => Outcome {
                 status: CallStatus::Crashed,
                 text: "not called: the server crashed and did not start again".into(),
                 parts: Vec::new(),
+                other: Vec::new(),
             },
             Some(s) => {
                 s.call(&call.name, call.arguments.clone(), call_timeout)
@@ -375,6 +429,7 @@ mod tests {
                 status: CallStatus::Ok,
                 text: String::new(),
                 parts: Vec::new(),
+                other: Vec::new(),
             },
             PROBE_TOOLS[0],
         );

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use super::args::value_for;
+use super::args::{MAX_ARGUMENT_BYTES, value_for};
 
 /// The longest string or array a probe builds: a bound beyond this is not worth proving.
 const MAX_PROBE_LEN: u64 = 100_000;
@@ -66,6 +66,7 @@ pub fn outside(new: &Value, old: &Value, name: &str) -> Option<Value> {
     }
     if let Some(min) = tighter("minLength", false)
         && min >= 1.0
+        && (min as u64) <= MAX_PROBE_LEN
     {
         return Some(json!("x".repeat(min as usize - 1)));
     }
@@ -90,8 +91,12 @@ pub fn outside(new: &Value, old: &Value, name: &str) -> Option<Value> {
     if let Some(max) = tighter("maxItems", true)
         && (max as u64) < MAX_PROBE_LEN
     {
+        // The schema may be the model's: an item of a megabyte times many is not sent.
         let item = value_for(&new["items"], name);
-        return Some(Value::Array(vec![item; max as usize + 1]));
+        let size = serde_json::to_string(&item).map_or(usize::MAX, |t| t.len() + 1);
+        if size.saturating_mul(max as usize + 1) <= MAX_ARGUMENT_BYTES {
+            return Some(Value::Array(vec![item; max as usize + 1]));
+        }
     }
     if let (Some(now), Some(before)) = (new["enum"].as_array(), old["enum"].as_array()) {
         return before.iter().find(|v| !now.contains(v)).cloned();
@@ -102,6 +107,24 @@ pub fn outside(new: &Value, old: &Value, name: &str) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_huge_min_length_or_a_huge_array_is_not_built() {
+        let old = json!({"type": "string"});
+        assert_eq!(
+            outside(&json!({"type": "string", "minLength": 1e9}), &old, "q"),
+            None
+        );
+        let big = json!({"type": "array", "maxItems": 99_999,
+            "items": {"type": "string", "minLength": 1_000_000}});
+        assert_eq!(outside(&big, &json!({"type": "array"}), "q"), None);
+        let small = json!({"type": "array", "maxItems": 3, "items": {"type": "string"}});
+        assert_eq!(
+            outside(&small, &json!({"type": "array"}), "q")
+                .and_then(|v| v.as_array().map(Vec::len)),
+            Some(4)
+        );
+    }
 
     #[test]
     fn a_value_just_beyond_each_new_bound_is_built() {

@@ -312,6 +312,7 @@ impl<'a> Search<'a> {
                 status: CallStatus::Crashed,
                 text: "the server did not start again".into(),
                 parts: Vec::new(),
+                other: Vec::new(),
             },
         }
     }

@@ -139,6 +139,7 @@ impl Oracle<'_> {
     }
 
     /// The previous call plus the new parameter: still answers, and shows any claimed effect.
+    // Long: one arm per kind of claimed effect of a new parameter.
     async fn param_set(&mut self, tool: &str, param: &str) {
         let Some(seen) = self.baseline.calls.get(tool).cloned() else {
             return;
@@ -229,6 +230,7 @@ impl Oracle<'_> {
     /// so that state the calls change cannot pass for a broken claim: where both reference
     /// answers agree, the claimed answer must equal them cut; where they differ, each part
     /// must still `fit`.
+    // Long: the two reference calls, the claimed call and their comparison belong together: split, the reason for a failure would lose what it compares.
     async fn claimed(
         &mut self,
         reference: &str,
@@ -313,6 +315,7 @@ impl Oracle<'_> {
 
     /// A value inside the new bound is accepted; one beyond it is refused where the server
     /// enforces it, which is recorded either way and required where the change claims it.
+    // Long: the probe at the edge and beyond the bound, and what each answer means, belong together.
     async fn bound(&mut self, tool: &str, param: &str) {
         let Some(seen) = self.baseline.calls.get(tool).cloned() else {
             return;

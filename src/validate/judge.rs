@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::baseline::{Observation, normalized_parts};
+use super::baseline::{Observation, parts_as_learned};
 use super::unknown::UnknownShape;
 use crate::server::session::{CallStatus, Outcome};
 
@@ -81,7 +81,11 @@ pub fn is_protocol_error(status: CallStatus) -> bool {
 /// A tool's answer quoted on one line (a failure's cause stays one line in every report) and
 /// normalised (no timestamp or temporary path, so that the same seed gives the same record).
 pub fn quote(text: &str) -> String {
-    let text = super::normalize::normalize(text);
+    shorten(&super::normalize::normalize(text))
+}
+
+/// `text` on one line, cut to a length a reason can hold.
+fn shorten(text: &str) -> String {
     let line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
     let mut short: String = line.chars().take(QUOTED).collect();
     if line.chars().count() > QUOTED {
@@ -104,10 +108,16 @@ pub fn hard_failure(
         ))),
         // The session's own words ("no answer within 10s"), not the tool's.
         CallStatus::Timeout => Some(Judged::failed(outcome.text.clone())),
-        _ if unknown.is_some_and(|u| u.matches(outcome, name)) => Some(Judged::failed(format!(
-            "the server does not know the tool it lists: {}",
-            quote(&outcome.text)
-        ))),
+        _ if unknown.is_some_and(|u| u.matches(outcome, name)) => {
+            let answer = if outcome.text.trim().is_empty() && outcome.other.is_empty() {
+                "an empty result, as to names it never had".to_string()
+            } else {
+                quote(&outcome.text)
+            };
+            Some(Judged::failed(format!(
+                "the server does not know the tool it lists: {answer}"
+            )))
+        }
         _ => None,
     }
 }
@@ -168,7 +178,7 @@ pub fn against(
     if !reference.deterministic {
         return Judged::passed(Some(Compared::CallStatus));
     }
-    let now = normalized_parts(outcome);
+    let now = parts_as_learned(outcome, &reference.volatile);
     if now == reference.parts {
         Judged::passed(Some(Compared::Output))
     } else {
@@ -190,7 +200,8 @@ pub fn first_difference(before: &str, after: &str) -> String {
         .take_while(|(a, b)| a == b)
         .count();
     let from = common.saturating_sub(20);
-    let cut = |s: &str| quote(&s.chars().skip(from).take(60).collect::<String>());
+    // Not normalised again: the difference may be in a value a placeholder would hide.
+    let cut = |s: &str| shorten(&s.chars().skip(from).take(60).collect::<String>());
     format!("`{}` became `{}`", cut(before), cut(after))
 }
 
@@ -273,6 +284,7 @@ mod tests {
             status: CallStatus::Ok,
             text: String::new(),
             parts: Vec::new(),
+            other: Vec::new(),
         };
         // The tool answered an error before; now it answers like an unknown name: a failure.
         let before = seen(CallStatus::ToolError, "chromium not found", true);

@@ -35,7 +35,9 @@ pub struct UnknownShape {
 
 /// Whether an answer is a success that holds nothing (no text, no other content).
 pub fn is_empty(outcome: &Outcome) -> bool {
-    outcome.status == CallStatus::Ok && outcome.parts.iter().all(|p| p.trim().is_empty())
+    outcome.status == CallStatus::Ok
+        && outcome.other.is_empty()
+        && outcome.parts.iter().all(|p| p.trim().is_empty())
 }
 
 fn hollow(outcome: &Outcome, name: &str) -> String {
@@ -133,6 +135,7 @@ mod tests {
             status,
             text: text.into(),
             parts,
+            other: Vec::new(),
         }
     }
 

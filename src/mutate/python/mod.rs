@@ -510,6 +510,7 @@ pub fn prune_signature_param(
 
 /// Takes a removed tool's route out: its `case` clause, its `elif` branch, or the condition of
 /// its `if` (made `False` when other branches follow, the `if` turned into the next `elif`'s).
+// Long: one arm per route kind (`case`, `elif`, `if` with or without branches after it).
 pub fn unroute(
     e: &mut Edits,
     root: &Path,

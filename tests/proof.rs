@@ -1,0 +1,219 @@
+//! Proof that cannot be dodged, on `fixtures/oracle/guarded`: a switch server that answers an
+//! empty result to any name missing from its own list of known tools, and whose `lookup`
+//! needs a program that is not installed (a tool error offline).
+//!
+//! - An alias added to the tool list and the `switch` but not to the known list answers like
+//!   a name the server never had: rejected, although its source tool's own check is only
+//!   unverifiable.
+//! - A description change of `lookup`, whose calls all fail at the original too, has no check
+//!   that saw it work: committed as unproven with the reason, and refused with
+//!   `--require-proof`. The same change of `echo` is proven.
+
+mod common;
+
+use std::path::Path;
+
+use mcpevol::evolve::{self, Backend, EvolveOptions, RoundStatus};
+use mcpevol::hunks::Hunk;
+use mcpevol::init::{InitOptions, init};
+use mcpevol::mutate::Proposal;
+use mcpevol::validate::ProofStatus;
+use mcpevol::version_record;
+use mcpevol::workspace::Workspace;
+
+fn workspace(rt: &tokio::runtime::Runtime, dir: &Path, name: &str) -> std::path::PathBuf {
+    common::require_npm_install(&common::repo().join("fixtures"));
+    let work = dir.join(name);
+    let fixture = common::repo().join("fixtures/oracle/guarded");
+    rt.block_on(init(
+        &fixture.to_string_lossy(),
+        &work,
+        &InitOptions::new(None),
+    ))
+    .unwrap();
+    work
+}
+
+fn hunk(search: &str, replace: &str) -> Hunk {
+    Hunk {
+        file: "server.js".into(),
+        search: search.into(),
+        replace: replace.into(),
+    }
+}
+
+fn given(operator: &str, targets: &[&str], added: &[&str], hunks: Vec<Hunk>) -> Backend {
+    let names = |l: &[&str]| l.iter().map(|s| s.to_string()).collect();
+    Backend::Given {
+        proposal: Box::new(Proposal {
+            operator: mcpevol::operators::OperatorId::parse(operator),
+            targets: names(targets),
+            added: names(added),
+            summary: format!("{operator} on {targets:?}"),
+            hunks,
+            effects: Vec::new(),
+        }),
+    }
+}
+
+fn options(require_proof: bool) -> EvolveOptions {
+    EvolveOptions {
+        max_failed_rounds: 1,
+        require_proof,
+        ..EvolveOptions::new(1, 7)
+    }
+}
+
+/// A description change of `tool` from `old` to `new`.
+fn described(tool: &str, old: &str, new: &str) -> Backend {
+    given(
+        "O9",
+        &[tool],
+        &[],
+        vec![hunk(
+            &format!("description: \"{old}\""),
+            &format!("description: \"{new}\""),
+        )],
+    )
+}
+
+#[test]
+fn an_alias_the_name_guard_does_not_know_is_rejected_as_an_unknown_tool() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let work = workspace(&rt, dir.path(), "alias");
+    let alias = given(
+        "O4",
+        &["lookup"],
+        &["lookup_word"],
+        vec![
+            hunk(
+                "description: \"Look a word up in the local dictionary program\",",
+                "description: \"Look a word up in the local dictionary program. `lookup_word` is another name for this tool.\",",
+            ),
+            hunk(
+                "    {\n      name: \"echo\",",
+                "    {\n      name: \"lookup_word\",\n      description: \"Alias of `lookup`: it behaves exactly as `lookup` does. Look a word up in the local dictionary program\",\n      inputSchema: { type: \"object\", properties: { word: { type: \"string\", description: \"The word\" } }, required: [\"word\"] },\n    },\n    {\n      name: \"echo\",",
+            ),
+            hunk(
+                "    case \"lookup\": {",
+                "    case \"lookup\":\n    case \"lookup_word\": {",
+            ),
+        ],
+    );
+    let rounds = rt
+        .block_on(evolve::evolve(&work, &alias, &options(false), |_| {}))
+        .unwrap();
+    let reason = rounds[0].reason.clone().unwrap_or_default();
+    assert_eq!(rounds[0].status, RoundStatus::Failed, "{reason}");
+    assert!(reason.contains("lookup_word"), "{reason}");
+    assert!(reason.contains("does not know the tool"), "{reason}");
+    // The honest alias, known to the guard too, commits.
+    let honest = given(
+        "O4",
+        &["lookup"],
+        &["lookup_word"],
+        vec![
+            hunk(
+                "description: \"Look a word up in the local dictionary program\",",
+                "description: \"Look a word up in the local dictionary program. `lookup_word` is another name for this tool.\",",
+            ),
+            hunk(
+                "    {\n      name: \"echo\",",
+                "    {\n      name: \"lookup_word\",\n      description: \"Alias of `lookup`: it behaves exactly as `lookup` does. Look a word up in the local dictionary program\",\n      inputSchema: { type: \"object\", properties: { word: { type: \"string\", description: \"The word\" } }, required: [\"word\"] },\n    },\n    {\n      name: \"echo\",",
+            ),
+            hunk(
+                "    case \"lookup\": {",
+                "    case \"lookup\":\n    case \"lookup_word\": {",
+            ),
+            hunk(
+                "const KNOWN = [\"lookup\", \"echo\"];",
+                "const KNOWN = [\"lookup\", \"lookup_word\", \"echo\"];",
+            ),
+        ],
+    );
+    let rounds = rt
+        .block_on(evolve::evolve(&work, &honest, &options(false), |_| {}))
+        .unwrap();
+    assert_eq!(
+        rounds[0].status,
+        RoundStatus::Committed,
+        "{:?}",
+        rounds[0].reason
+    );
+}
+
+#[test]
+fn a_change_whose_checks_are_all_unverifiable_is_unproven_and_refused_when_proof_is_required() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let old = "Look a word up in the local dictionary program";
+    let new = "Look a word up in the local dictionary program. It needs the program installed";
+
+    let work = workspace(&rt, dir.path(), "unproven");
+    let rounds = rt
+        .block_on(evolve::evolve(
+            &work,
+            &described("lookup", old, new),
+            &options(false),
+            |_| {},
+        ))
+        .unwrap();
+    assert_eq!(
+        rounds[0].status,
+        RoundStatus::Committed,
+        "{:?}",
+        rounds[0].reason
+    );
+    let ws = Workspace::open(&work).unwrap();
+    let round = version_record::read_round(&ws, rounds[0].version)
+        .unwrap()
+        .unwrap();
+    assert_eq!(round.proof.proof, ProofStatus::Unproven);
+    let why = round.proof.unproven_reason.clone().unwrap_or_default();
+    assert!(why.contains("lookup"), "{why}");
+    assert!(why.contains("dictionary unavailable"), "{why}");
+
+    let strict = workspace(&rt, dir.path(), "strict");
+    let at_v0 = Workspace::open(&strict).unwrap().head().unwrap();
+    let rounds = rt
+        .block_on(evolve::evolve(
+            &strict,
+            &described("lookup", old, new),
+            &options(true),
+            |_| {},
+        ))
+        .unwrap();
+    assert_eq!(rounds[0].status, RoundStatus::Failed);
+    let reason = rounds[0].reason.clone().unwrap_or_default();
+    assert!(
+        reason.contains("unproven") || reason.contains("proof"),
+        "{reason}"
+    );
+    assert_eq!(
+        Workspace::open(&strict).unwrap().head().unwrap(),
+        at_v0,
+        "nothing committed"
+    );
+
+    // The same kind of change of a tool that answers is proven.
+    let echo = workspace(&rt, dir.path(), "echo");
+    let rounds = rt
+        .block_on(evolve::evolve(
+            &echo,
+            &described(
+                "echo",
+                "Answer the text it is given",
+                "Answer the text it is given, unchanged",
+            ),
+            &options(true),
+            |_| {},
+        ))
+        .unwrap();
+    assert_eq!(
+        rounds[0].status,
+        RoundStatus::Committed,
+        "{:?}",
+        rounds[0].reason
+    );
+}
