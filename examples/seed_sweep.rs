@@ -12,7 +12,7 @@ mod common;
 use std::collections::BTreeMap;
 
 use mcpevol::evolve::RoundStatus;
-use mcpevol::validate::Tally;
+use mcpevol::validate::{ProofStatus, Tally};
 use mcpevol::version_record;
 use mcpevol::workspace::Workspace;
 
@@ -24,6 +24,10 @@ struct Row {
     committed: usize,
     failed_tries: usize,
     tally: Tally,
+    /// Committed versions proven by a passed check of their change, and those recorded
+    /// unproven, with their reasons.
+    proven: usize,
+    unproven: Vec<String>,
     errors: Vec<String>,
     /// Per committed round: milliseconds outside the server step, and in it.
     overhead_ms: Vec<f64>,
@@ -72,6 +76,16 @@ fn main() -> anyhow::Result<()> {
                         row.tally.passed += t.passed;
                         row.tally.failed += t.failed;
                         row.tally.unverifiable += t.unverifiable;
+                        if r.proof.proof == ProofStatus::Proven {
+                            row.proven += 1;
+                        } else {
+                            row.unproven.push(format!(
+                                "{} {}: {}",
+                                v.tag,
+                                r.operator.as_ref().map(|o| o.to_string()).unwrap_or_default(),
+                                r.proof.unproven_reason.clone().unwrap_or_default()
+                            ));
+                        }
                     }
                 }
             }
@@ -79,23 +93,26 @@ fn main() -> anyhow::Result<()> {
         Ok(())
     })?;
     println!(
-        "{:<22} {:>10} {:>9} {:>12} {:>7} {:>13} {:>12} {:>10}",
+        "{:<22} {:>10} {:>9} {:>7} {:>12} {:>7} {:>13} {:>12} {:>10}",
         "server",
         "reached",
         "committed",
+        "proven",
         "failed tries",
         "passed",
         "unverifiable",
         "overhead ms",
         "server ms"
     );
-    let (mut committed, mut tries, mut planned) = (0, 0, 0);
+    let (mut committed, mut tries, mut planned, mut proven) = (0, 0, 0, 0);
+    let mut unproven = Vec::new();
     for (id, row) in rows.iter_mut() {
         let reached: Vec<String> = row.reached.iter().map(|n| format!("v{n}")).collect();
         println!(
-            "{id:<22} {:>10} {:>9} {:>12} {:>7} {:>13} {:>12.1} {:>10.0}{}",
+            "{id:<22} {:>10} {:>9} {:>7} {:>12} {:>7} {:>13} {:>12.1} {:>10.0}{}",
             reached.join(","),
             row.committed,
+            row.proven,
             row.failed_tries,
             row.tally.passed,
             row.tally.unverifiable,
@@ -108,6 +125,8 @@ fn main() -> anyhow::Result<()> {
             }
         );
         committed += row.committed;
+        proven += row.proven;
+        unproven.extend(row.unproven.iter().map(|u| format!("{id} {u}")));
         tries += row.failed_tries;
         planned += ROUNDS as usize * seeds.len();
     }
@@ -119,5 +138,16 @@ fn main() -> anyhow::Result<()> {
         100.0 * tries as f64 / (committed + tries).max(1) as f64,
         started.elapsed().as_secs_f64()
     );
+    let versions = proven + unproven.len();
+    println!(
+        "proof: {proven} of {versions} versions proven ({:.1}%), {} unproven; rounds committed: {committed} of {} rounds tried ({:.1}%)",
+        100.0 * proven as f64 / versions.max(1) as f64,
+        unproven.len(),
+        committed + tries,
+        100.0 * committed as f64 / (committed + tries).max(1) as f64,
+    );
+    for u in &unproven {
+        println!("  unproven {u}");
+    }
     Ok(())
 }
