@@ -11,5 +11,20 @@ if ! command -v chromium >/dev/null && command -v apt-get >/dev/null; then
   { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } ||
     echo "WARNING: cannot install chromium; the browser check of the HTML report will be skipped" >&2
 fi
+# `--quick`: for iterating, every test except the ones that evolve the real servers of
+# servers-npm/ and servers-pypi/ for several rounds (about three quarters of the full run's time);
+# the full run, as CI does it, is this script without the flag.
+if [ "${1:-}" = "--quick" ]; then
+  shift
+  quick=()
+  for test in tests/*.rs; do
+    name=$(basename "$test" .rs)
+    case "$name" in
+      evolve_npm | evolve_pypi | evolve_unseen | servers_npm | drift_npm) ;;
+      *) quick+=(--test "$name") ;;
+    esac
+  done
+  exec cargo test --locked --lib --bins "${quick[@]}" "$@"
+fi
 # --lib --bins --tests: no doc tests, of which there are none (their empty summary would close the log).
 cargo test --locked --lib --bins --tests "$@"
