@@ -472,3 +472,70 @@ fn a_batch_through_the_openai_backend_reports_tokens_and_a_replay_batch_reproduc
         trees(&model_run.join("servers/maps"))
     );
 }
+
+/// A model's O1 on `fixtures/switch-esm`: a new tool `list_all_cities` whose handler answers
+/// `answer`, with the claim that it answers as `list_cities` does.
+fn claimed_copy(dir: &Path, name: &str, answer: &str) -> (Vec<evolve::RoundOutcome>, Vec<String>) {
+    let source = common::repo().join("fixtures/switch-esm");
+    let hunks = vec![
+        Hunk {
+            file: "server.js".into(),
+            search: "    {\n      name: \"list_cities\",\n".into(),
+            replace: "    {\n      name: \"list_all_cities\",\n      description: \"List every city that has a forecast\",\n      inputSchema: { type: \"object\", properties: {} },\n    },\n    {\n      name: \"list_cities\",\n".into(),
+        },
+        Hunk {
+            file: "server.js".into(),
+            search: "    case \"list_cities\":\n".into(),
+            replace: format!(
+                "    case \"list_all_cities\":\n      return {{ content: [{{ type: \"text\", text: {answer} }}] }};\n    case \"list_cities\":\n"
+            ),
+        },
+    ];
+    let tests = "```json\n{\"tests\": [{\"tool\": \"list_all_cities\", \"arguments\": {}, \"expect\": \"success\"}], \"claims\": [{\"kind\": \"variant\", \"tool\": \"list_all_cities\", \"source\": \"list_cities\", \"max_chars\": null}]}\n```";
+    let stub = StubServer::start(vec![
+        Scripted::reply(selection("O1", &["list_cities".to_string()])),
+        Scripted::reply(blocks(&hunks)),
+        Scripted::reply(tests),
+        Scripted::reply("No."),
+        Scripted::reply("No."),
+        Scripted::reply("No."),
+    ]);
+    let work = dir.join(name);
+    init_at(&source, &work, None);
+    let rounds = evolve_with(
+        &work,
+        &options(llm(&stub, Duration::from_secs(30)), 1, &["O1"]),
+    );
+    let bodies = stub
+        .requests()
+        .iter()
+        .map(|q| q.json().to_string())
+        .collect();
+    (rounds, bodies)
+}
+
+#[test]
+fn a_model_claim_that_the_server_does_not_keep_is_rejected_and_one_it_keeps_commits() {
+    let dir = tempfile::tempdir().unwrap();
+    // The claimed copy answers something else: the claim is checked and fails.
+    let (rounds, bodies) = claimed_copy(dir.path(), "broken", "\"paris\"");
+    assert_eq!(rounds[0].status, evolve::RoundStatus::Failed);
+    let told = bodies
+        .iter()
+        .skip(3)
+        .find(|b| b.contains("list_all_cities"))
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        told.contains("differs") || told.contains("as `list_cities`"),
+        "the model is told its claim failed: {told}"
+    );
+    // The same copy answering as the original does commits, the claim checked and proven.
+    let (rounds, _) = claimed_copy(dir.path(), "kept", "Object.keys(CITIES).join(\", \")");
+    assert_eq!(
+        rounds[0].status,
+        evolve::RoundStatus::Committed,
+        "{:?}",
+        rounds[0].reason
+    );
+}

@@ -31,7 +31,7 @@ pub(super) async fn write_tests(
     targets: &[String],
     changes: &[SchemaChange],
     tools: &[Value],
-) -> Result<Vec<GeneratedTest>, AttemptError> {
+) -> Result<(Vec<GeneratedTest>, Vec<validate::Effect>), AttemptError> {
     let mut touched: Vec<String> = changes.iter().map(|c| c.tool.clone()).collect();
     touched.extend(crate::schema::added_names(changes));
     touched.extend(targets.iter().cloned());
@@ -65,7 +65,20 @@ pub(super) async fn write_tests(
                 "none of these calls exercises the change ({}); call a changed or new tool, setting the new or changed parameters",
                 change_words(changes)
             ),
-            Ok(cases) => return Ok(cases),
+            Ok(cases) => match reply::parse_claims(&answer) {
+                Err(e) => format!("the claims could not be read: {e}"),
+                Ok(claims) => match claims
+                    .iter()
+                    .find(|c| !touched.iter().any(|t| t == c.tool()))
+                {
+                    Some(stray) => format!(
+                        "a claim about `{}`, which the change does not touch; claim only what the changed or new tools ({}) now do",
+                        stray.tool(),
+                        touched.join(", ")
+                    ),
+                    None => return Ok((cases, claims)),
+                },
+            },
         };
         messages.push(ChatMessage::assistant(answer));
         messages.push(ChatMessage::user(feedback(prompts, &problem)));

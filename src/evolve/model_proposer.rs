@@ -46,6 +46,8 @@ pub struct ModelProposer {
     /// The reply and the reason of the last rejection, told back before the next reply.
     told: Option<String>,
     last_reply: Option<String>,
+    /// What the last test reply claimed the change does.
+    claims: Vec<crate::validate::Effect>,
 }
 
 impl ModelProposer {
@@ -58,6 +60,7 @@ impl ModelProposer {
             stage: Stage::Start,
             told: None,
             last_reply: None,
+            claims: Vec::new(),
         }
     }
 
@@ -267,8 +270,21 @@ impl Proposer for ModelProposer {
             Stage::Rewriting { selection, .. } => selection.targets.clone(),
             Stage::Start => Vec::new(),
         };
-        super::generated::write_tests(&mut self.talk, &self.prompts, ask, &targets, changes, tools)
-            .await
+        let (cases, claims) = super::generated::write_tests(
+            &mut self.talk,
+            &self.prompts,
+            ask,
+            &targets,
+            changes,
+            tools,
+        )
+        .await?;
+        self.claims = claims;
+        Ok(cases)
+    }
+
+    fn claims(&mut self) -> Vec<crate::validate::Effect> {
+        std::mem::take(&mut self.claims)
     }
 
     fn provenance(&mut self) -> Provenance {

@@ -134,6 +134,12 @@ pub trait Proposer {
         Ok(Vec::new())
     }
 
+    /// Effects the proposer claims for the changes it last proposed, stated with its tests (a
+    /// model states them in its test reply): checked by the oracle as a proposal's own are.
+    fn claims(&mut self) -> Vec<crate::validate::Effect> {
+        Vec::new()
+    }
+
     /// What the record keeps of how the changes were made; taken once, when the round commits.
     fn provenance(&mut self) -> Provenance {
         Provenance::default()

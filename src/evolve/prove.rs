@@ -106,8 +106,12 @@ impl Round<'_> {
             _ => None,
         };
         crate::describe_check::check(&previous.tools, &live.tools, changes, operator)?;
-        let effects: Vec<validate::Effect> =
+        // The proposer's test cases first: a model states what its change does beside them,
+        // and those claims are checked as the proposals' own.
+        let cases = proposer.tests(ask, changes, &live.tools).await?;
+        let mut effects: Vec<validate::Effect> =
             proposals.iter().flat_map(|p| p.effects.clone()).collect();
+        effects.extend(proposer.claims());
         let change = validate::VersionChange {
             previous: &previous.tools,
             current: &live.tools,
@@ -136,7 +140,6 @@ impl Round<'_> {
                 tests = validate::run(session, &base, &change).await;
             }
         }
-        let cases = proposer.tests(ask, changes, &live.tools).await?;
         let mut generated = super::generated::run_generated(session, cases).await;
         self.excuse_on_previous(&previous.tools, &mut generated)
             .await;

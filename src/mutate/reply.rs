@@ -172,8 +172,13 @@ pub fn parse_selection(reply: &str) -> Result<Selection, ReplyError> {
     serde_json::from_value(value).map_err(|e| ReplyError::BadJson(format!("{e}; expected {{\"operator\": \"O5\", \"targets\": [\"tool\"], \"rationale\": \"...\"}}")))
 }
 
+/// The test cases of a reply: a JSON array of them, or the `tests` of an object that also
+/// states `claims`.
 pub fn parse_tests(reply: &str) -> Result<Vec<GeneratedTest>, ReplyError> {
-    let value = json_in(reply, "array")?;
+    let mut value = json_in(reply, "array")?;
+    if let Some(tests) = value.get_mut("tests") {
+        value = tests.take();
+    }
     serde_json::from_value(value).map_err(|e| {
         ReplyError::BadJson(format!(
             "{e}; expected [{{\"tool\": \"...\", \"arguments\": {{}}, \"expect\": \"success\" or \"error\"}}]"
@@ -181,9 +186,43 @@ pub fn parse_tests(reply: &str) -> Result<Vec<GeneratedTest>, ReplyError> {
     })
 }
 
+/// The effects a reply claims its change has (`claims` beside `tests`), in the form the rules
+/// state theirs; none when the reply is a bare array of tests.
+pub fn parse_claims(reply: &str) -> Result<Vec<crate::validate::Effect>, ReplyError> {
+    let value = json_in(reply, "object")?;
+    match value.get("claims") {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(claims) => serde_json::from_value(claims.clone()).map_err(|e| {
+            ReplyError::BadJson(format!(
+                "{e}; expected \"claims\": [{{\"kind\": \"variant\", \"tool\": \"new_tool\", \"source\": \"old_tool\", \"max_chars\": null}}, {{\"kind\": \"truncate-chars\" or \"truncate-lines\" or \"enforced\", \"tool\": \"...\", \"param\": \"...\"}}]"
+            ))
+        }),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn claims_are_read_beside_tests_and_a_bare_array_claims_nothing() {
+        let reply = "```json\n{\"tests\": [{\"tool\": \"a_v2\", \"arguments\": {}, \"expect\": \"success\"}], \"claims\": [{\"kind\": \"variant\", \"tool\": \"a_v2\", \"source\": \"a\", \"max_chars\": null}]}\n```";
+        assert_eq!(parse_tests(reply).unwrap()[0].tool, "a_v2");
+        assert_eq!(
+            parse_claims(reply).unwrap(),
+            [crate::validate::Effect::Variant {
+                tool: "a_v2".into(),
+                source: "a".into(),
+                max_chars: None
+            }]
+        );
+        assert!(
+            parse_claims("[{\"tool\": \"a\", \"expect\": \"success\"}]")
+                .unwrap()
+                .is_empty()
+        );
+        assert!(parse_claims("{\"tests\": [], \"claims\": [{\"kind\": \"magic\"}]}").is_err());
+    }
 
     #[test]
     fn blocks_are_read_with_their_file_paths_from_a_fenced_reply() {

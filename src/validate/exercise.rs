@@ -6,8 +6,8 @@ use serde_json::{Map, Value};
 
 use super::judge::{self, Judged, hard_failure, quote};
 use super::{
-    Check, Compared, Effect, Oracle, TestKind, args, arguments_for, baseline, bounds, effect,
-    fresh, normalize, result, succeeds_as_before,
+    Check, Compared, Effect, Oracle, TestKind, Verdict, args, arguments_for, baseline, bounds,
+    effect, fresh, normalize, result, succeeds_as_before,
 };
 use crate::schema::ChangeKind;
 use crate::server::session::{CallStatus, Outcome};
@@ -210,7 +210,22 @@ impl Oracle<'_> {
             }
             _ => {
                 let outcome = self.call(tool, &arguments).await;
-                let judged = succeeds_as_before(&seen, &outcome, tool, self.unknown_for(&seen));
+                let mut judged = succeeds_as_before(&seen, &outcome, tool, self.unknown_for(&seen));
+                if judged.verdict == Verdict::Failed
+                    && !matches!(outcome.status, CallStatus::Crashed | CallStatus::Timeout)
+                {
+                    // The calls made since the baseline's may have changed what the tool
+                    // sees (an item another call deleted): the same call without the new
+                    // parameter, made now, tells a broken parameter from a changed state.
+                    let plain = self.call(tool, &seen.arguments).await;
+                    if plain.status == outcome.status {
+                        judged = Judged::unverifiable(format!(
+                            "without `{param}` it now answers {:?} too (the earlier calls changed what it sees): {}",
+                            plain.status,
+                            quote(&plain.text)
+                        ));
+                    }
+                }
                 (outcome, judged)
             }
         };
