@@ -82,7 +82,10 @@ fn main() -> anyhow::Result<()> {
                             row.unproven.push(format!(
                                 "{} {}: {}",
                                 v.tag,
-                                r.operator.as_ref().map(|o| o.to_string()).unwrap_or_default(),
+                                r.operator
+                                    .as_ref()
+                                    .map(|o| o.to_string())
+                                    .unwrap_or_default(),
                                 r.proof.unproven_reason.clone().unwrap_or_default()
                             ));
                         }
