@@ -91,13 +91,21 @@ impl Round<'_> {
     /// that fails there exactly the same way (same status, same answer) expected something this
     /// machine cannot show, so it says nothing about the edit and becomes unverifiable. A case
     /// of a tool the previous version did not list is never excused: its failure there says
-    /// nothing about the new tool.
+    /// nothing about the new tool. A renamed tool's case is called by its old name there.
     pub(super) async fn excuse_on_previous(
         &self,
         previous: &[Value],
+        changes: &[SchemaChange],
         results: &mut [GeneratedResult],
     ) {
-        let listed = |tool: &str| previous.iter().any(|t| t["name"] == tool);
+        // The name a tool had at the previous version: its own, or the one it was renamed from.
+        let was = |tool: &str| -> String {
+            changes
+                .iter()
+                .find(|c| c.renamed_to.as_deref() == Some(tool))
+                .map_or_else(|| tool.to_string(), |c| c.tool.clone())
+        };
+        let listed = |tool: &str| previous.iter().any(|t| t["name"] == was(tool).as_str());
         if results.iter().all(|r| r.passed || !listed(&r.test.tool)) {
             return;
         }
@@ -118,15 +126,12 @@ impl Round<'_> {
             .iter_mut()
             .filter(|r| !r.passed && listed(&r.test.tool))
         {
+            let old = was(&r.test.tool);
             let before = session
-                .call(
-                    &r.test.tool,
-                    r.test.arguments.clone(),
-                    validate::CALL_TIMEOUT,
-                )
+                .call(&old, r.test.arguments.clone(), validate::CALL_TIMEOUT)
                 .await;
             let same = before.status == r.status
-                && validate::normalize::normalize(&before.text)
+                && validate::normalize::normalize(&before.text.replace(&old, &r.test.tool))
                     == validate::normalize::normalize(&r.text)
                 && generated_failure(&r.test, &before).is_some();
             if same && !matches!(r.status, CallStatus::Crashed | CallStatus::Timeout) {

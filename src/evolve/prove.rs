@@ -141,7 +141,7 @@ impl Round<'_> {
             }
         }
         let mut generated = super::generated::run_generated(session, cases).await;
-        self.excuse_on_previous(&previous.tools, &mut generated)
+        self.excuse_on_previous(&previous.tools, changes, &mut generated)
             .await;
         Ok((tests, generated))
     }
