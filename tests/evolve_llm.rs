@@ -54,7 +54,16 @@ fn five_rounds_of_a_real_server_through_the_stub_are_committed_and_replay_reprod
             3,
             "{tag}: selection, mutation, tests"
         );
-        assert!(r.generated_tests.iter().all(|t| t.passed));
+        // Each round's own cases: none failed, and at least one saw the change answer (a
+        // case the state left by earlier calls made fail is excused only where the previous
+        // version, under the tool's old name, fails the same way).
+        assert!(
+            r.generated_tests
+                .iter()
+                .all(|t| t.verdict != mcpevol::validate::Verdict::Failed),
+            "{tag}"
+        );
+        assert!(r.generated_tests.iter().any(|t| t.passed), "{tag}");
     }
     assert_eq!(stub.requests().len(), 15);
     let log = mcpevol::history::log(&ws).unwrap();
