@@ -61,6 +61,9 @@ pub struct RoundRecord {
     /// is proven by definition).
     #[serde(flatten, default)]
     pub proof: Proof,
+    /// What a release-shaped version was drawn for (`--shape release`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub release: Option<crate::release::ReleaseRecord>,
 }
 
 /// One change of a version: one operator applied to its tools, with the edits that did it
@@ -234,6 +237,7 @@ impl RoundRecord {
             model: None,
             failed_rounds: Vec::new(),
             proof: Proof::proven(),
+            release: None,
         }
     }
 
@@ -264,11 +268,13 @@ impl RoundRecord {
 
     /// The commit message: a subject, what changed in words, and trailers a script can read.
     pub fn commit_message(&self) -> String {
-        let subject = match &self.operator_name {
-            Some(name) => format!("{}: {name} on {}", self.version, self.targets.join(", ")),
-            None => format!("{}: {}", self.version, self.summary),
+        let subject = match (&self.operator_name, &self.release) {
+            (Some(name), _) => format!("{}: {name} on {}", self.version, self.targets.join(", ")),
+            (None, Some(_)) => self.release_subject(),
+            (None, None) => format!("{}: {}", self.version, self.summary),
         };
         let mut body = vec![self.summary.clone()];
+        body.extend(self.change_lines());
         if !self.schema_changes.is_empty() {
             let changes: Vec<String> = self
                 .schema_changes
@@ -329,6 +335,7 @@ impl RoundRecord {
             let patterns: Vec<String> = self.patterns.iter().map(Pattern::to_string).collect();
             trailers.push(("Mcpevol-Patterns", patterns.join(", ")));
         }
+        trailers.extend(self.release_trailers());
         trailers.push(("Mcpevol-Backend", self.backend.to_string()));
         trailers.push((
             "Mcpevol-Proof",
@@ -356,6 +363,7 @@ impl RoundRecord {
     }
 }
 
+mod changes;
 #[derive(Debug, thiserror::Error)]
 pub enum RecordError {
     #[error("cannot write {path}: {source}")]

@@ -38,27 +38,34 @@ pub(super) struct Proven {
 }
 
 impl Proven {
-    /// The schema changes of each proposal: all of them for a single change; for several, the
-    /// ones on each change's own tools.
-    fn changes_of<'p>(&'p self, proposals: &[Proposal], i: usize) -> Vec<&'p SchemaChange> {
-        self.schema_changes
+    /// The schema changes each proposal answers for (`release::owners`): all of them for a
+    /// single change; for several, the ones on each change's own tools.
+    fn changes_of<'p>(
+        &'p self,
+        proposals: &[Proposal],
+        operators: &[&Operator],
+    ) -> Vec<Vec<&'p SchemaChange>> {
+        let pairs: Vec<(&Proposal, &crate::contract::Contract)> = proposals
             .iter()
-            .filter(|c| {
-                proposals.len() == 1
-                    || proposals[i].touches(&c.tool)
-                    || c.renamed_to
-                        .as_deref()
-                        .is_some_and(|n| proposals[i].touches(n))
-            })
+            .zip(operators)
+            .map(|(p, op)| (p, &op.contract))
+            .collect();
+        crate::release::owners::assign(&pairs, &self.schema_changes)
+            .into_iter()
+            .map(|mine| mine.into_iter().map(|i| &self.schema_changes[i]).collect())
             .collect()
     }
 
     /// Each proposal's patterns and proof: proven by a passed check that exercised its schema
     /// changes (or a model's own case that did).
-    fn proofs(&self, proposals: &[Proposal]) -> Vec<(Vec<crate::schema::Pattern>, Proof)> {
-        (0..proposals.len())
-            .map(|i| {
-                let mine = self.changes_of(proposals, i);
+    fn proofs(
+        &self,
+        proposals: &[Proposal],
+        operators: &[&Operator],
+    ) -> Vec<(Vec<crate::schema::Pattern>, Proof)> {
+        self.changes_of(proposals, operators)
+            .into_iter()
+            .map(|mine| {
                 let owned: Vec<SchemaChange> = mine.iter().map(|c| (*c).clone()).collect();
                 let shown_by: Vec<&str> = self
                     .generated
@@ -247,7 +254,12 @@ impl Round<'_> {
         node_verdict?;
         let proven = proven?;
         if self.opts.require_proof {
-            let proof = Proof::all(proven.proofs(proposals).into_iter().map(|(_, p)| p));
+            let proof = Proof::all(
+                proven
+                    .proofs(proposals, operators)
+                    .into_iter()
+                    .map(|(_, p)| p),
+            );
             if let Some(why) = proof.unproven_reason {
                 return Err(AttemptError::Unproven(why));
             }
@@ -288,7 +300,7 @@ impl Round<'_> {
         proposer: &mut dyn Proposer,
     ) -> Made {
         let provenance = proposer.provenance();
-        let proofs = proven.proofs(&proposals);
+        let proofs = proven.proofs(&proposals, operators);
         let mut changes: Vec<ChangeRecord> = proposals
             .into_iter()
             .zip(operators)
@@ -335,6 +347,7 @@ impl Round<'_> {
             model: provenance.model,
             failed_rounds: Vec::new(),
             proof: Proof::all(changes_proofs),
+            release: provenance.release,
         };
         Made {
             record,
