@@ -96,6 +96,26 @@ fn a_release_has_several_changes_each_with_its_own_proof_and_patterns() {
     assert!(mix["target"]["P2"].as_f64().unwrap() > 0.17, "{mix}");
     let tv = mix["tv_distance"].as_f64().unwrap();
     assert!(tv > 0.0 && tv <= 1.0, "{mix}");
+
+    let page = report(&work);
+    assert!(page.contains("<h3>Pattern mix</h3>"), "no mix table");
+    assert!(page.contains(&format!("distance {tv:.3}")));
+    for c in &record.changes {
+        let item = format!("<li>{} {} on <code>", c.proposal.operator, c.operator_name);
+        assert!(page.contains(&item), "{item} not in the report");
+    }
+}
+
+/// The HTML report of a workspace.
+fn report(work: &Path) -> String {
+    let page = work.with_extension("html");
+    common::ok(common::mcpevol(&[
+        "report",
+        &work.to_string_lossy(),
+        "--html",
+        &page.to_string_lossy(),
+    ]));
+    std::fs::read_to_string(page).unwrap()
 }
 
 const FILE: &str = "server.js";
@@ -182,6 +202,13 @@ fn a_change_that_fails_its_check_is_dropped_and_the_rest_committed() {
     assert_eq!(dropped.hunks, bad.hunks);
     let text = std::fs::read_to_string(work.join(FILE)).unwrap();
     assert!(text.contains("by its name") && text.contains("join(\", \")"));
+    let page = report(&work);
+    assert!(
+        page.contains(
+            "<li class=\"dropped\">O9 on <code>list_cities</code> · dropped from the release"
+        ),
+        "the report does not show the dropped change"
+    );
 }
 
 #[test]
