@@ -7,6 +7,8 @@
 //!
 //!     MCPEVOL_ONLY=memory,time cargo run --release --example releases -- [CATALOG] [SEED...]
 //!
+//! `MCPEVOL_ONLY` picks servers by id; `MCPEVOL_KEEP=DIR` keeps the workspaces in DIR.
+//!
 //! A measurement, not a test: its numbers are quoted in the issue notes and README.
 
 mod common;
@@ -34,6 +36,9 @@ struct Row {
 fn main() -> anyhow::Result<()> {
     let sweep = common::Sweep::from_args(std::env::args().skip(1).collect())?;
     let scratch = tempfile::tempdir()?;
+    // MCPEVOL_KEEP=DIR keeps the workspaces there to look at afterwards.
+    let keep = std::env::var_os("MCPEVOL_KEEP").map(std::path::PathBuf::from);
+    let root = keep.as_deref().unwrap_or(scratch.path());
     let mix = std::sync::Arc::new(Mix::shipped());
     let mut rows: BTreeMap<String, Row> = BTreeMap::new();
     let started = std::time::Instant::now();
@@ -43,7 +48,7 @@ fn main() -> anyhow::Result<()> {
         max_attempts: evolve::MAX_RELEASE_ATTEMPTS,
         ..EvolveOptions::new(RELEASES, seed)
     };
-    sweep.evolve_all_with(scratch.path(), &options, |id, seed, work, result| {
+    sweep.evolve_all_with(root, &options, |id, seed, work, result| {
         let row = rows.entry(id.to_string()).or_default();
         let rounds = match result {
             Err(e) => {
@@ -61,6 +66,17 @@ fn main() -> anyhow::Result<()> {
             .filter(|r| r.status == RoundStatus::Failed)
             .count();
         let ws = Workspace::open(work)?;
+        let records: Vec<_> = history::versions(&ws)?.into_iter().map(|(_, r)| r).collect();
+        let m = history::run_mix(&records);
+        // Progress, so that a long sweep shows its figures as it goes.
+        eprintln!(
+            "{id} seed {seed}: {} committed, {} events, tv {:.3}, median tools {:.1}, composite {:.0}%",
+            rounds.iter().filter(|r| r.status == RoundStatus::Committed).count(),
+            m.events,
+            m.tv_distance.unwrap_or(1.0),
+            m.median_tools_touched,
+            100.0 * m.composite_share
+        );
         for (v, r) in history::versions(&ws)? {
             if v.tag == mcpevol::workspace::VersionTag::ORIGINAL {
                 continue;

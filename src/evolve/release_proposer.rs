@@ -110,6 +110,7 @@ impl Proposer for ReleaseProposer {
                 last.hunks = dropped.hunks.clone();
                 last.reason = format!("dropped from the release: {}", last.reason);
             }
+            self.drop_stranded(ask, rejected);
             if !self.changes.is_empty() {
                 return Ok(Proposed::Changes(self.changes.clone()));
             }
@@ -149,6 +150,40 @@ impl Proposer for ReleaseProposer {
 }
 
 impl ReleaseProposer {
+    /// Drops the changes whose edits no longer apply without the dropped ones (drafted over
+    /// them: a parameter's description over its new bound), each recorded as dropped, so that
+    /// no attempt is spent on edits that cannot apply.
+    fn drop_stranded(&mut self, ask: &Ask<'_>, rejected: &mut Vec<Rejection>) {
+        let Ok(scope) = crate::confine::Scope::of_workspace(ask.root) else {
+            return;
+        };
+        let mut kept: Vec<Proposal> = Vec::new();
+        for change in std::mem::take(&mut self.changes) {
+            let hunks: Vec<crate::hunks::Hunk> = kept
+                .iter()
+                .chain([&change])
+                .flat_map(|p| p.hunks.clone())
+                .collect();
+            match crate::hunks::apply_in_memory(ask.root, &scope, &hunks) {
+                Ok(_) => kept.push(change),
+                Err(e) => {
+                    let error = AttemptError::from(e);
+                    let mut r = error.rejection(
+                        Some(change.operator.clone()),
+                        change.targets.clone(),
+                        change.hunks.clone(),
+                    );
+                    r.reason = format!(
+                        "dropped from the release: its edits were drafted over a dropped change: {}",
+                        r.reason
+                    );
+                    rejected.push(r);
+                }
+            }
+        }
+        self.changes = kept;
+    }
+
     /// A release drawn and drafted on the work tree, which is back at HEAD afterwards: the
     /// classes planned and the changes that could be drafted, in order.
     async fn draft(&self, ask: &Ask<'_>) -> Result<(Vec<Class>, Vec<Proposal>), EvolveError> {
