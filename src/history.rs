@@ -101,6 +101,8 @@ pub struct LogChange {
     pub patterns: Vec<Pattern>,
     #[serde(flatten)]
     pub proof: Proof,
+    /// The version's checks (indices into the record's `tests`) that exercised it.
+    pub tests: Vec<usize>,
 }
 
 /// The pattern mix the versions realised, counted as real releases were, beside the target
@@ -149,6 +151,7 @@ pub fn log(ws: &Workspace) -> Result<Vec<LogEntry>, RecordError> {
                     summary: c.proposal.summary,
                     patterns: c.patterns,
                     proof: c.proof,
+                    tests: c.tests,
                 })
                 .collect(),
         })

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::hunks::Hunk;
 use crate::mutate::Proposal;
-use crate::operators::{Operator, OperatorId};
+use crate::operators::OperatorId;
 use crate::schema::{Pattern, SchemaChange};
 use crate::server::LiveTools;
 use crate::validate::{Proof, Tally, TestResult, Verdict};
@@ -79,22 +79,9 @@ pub struct ChangeRecord {
     /// Whether a passed check exercised it.
     #[serde(flatten, default)]
     pub proof: Proof,
-}
-
-impl ChangeRecord {
-    pub fn new(
-        proposal: Proposal,
-        operator: &Operator,
-        patterns: Vec<Pattern>,
-        proof: Proof,
-    ) -> ChangeRecord {
-        ChangeRecord {
-            proposal,
-            operator_name: operator.name.clone(),
-            patterns,
-            proof,
-        }
-    }
+    /// The version's checks (indices into its `tests`) that exercised this change.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tests: Vec<usize>,
 }
 
 /// Who made a version's changes, as records and commit trailers name it.

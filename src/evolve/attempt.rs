@@ -56,13 +56,13 @@ impl Proven {
             .collect()
     }
 
-    /// Each proposal's patterns and proof: proven by a passed check that exercised its schema
-    /// changes (or a model's own case that did).
+    /// Each proposal's patterns and proof (proven by a passed check that exercised its schema
+    /// changes, or a model's own case that did), and the checks that exercised it.
     fn proofs(
         &self,
         proposals: &[Proposal],
         operators: &[&Operator],
-    ) -> Vec<(Vec<crate::schema::Pattern>, Proof)> {
+    ) -> Vec<(Vec<crate::schema::Pattern>, Proof, Vec<usize>)> {
         self.changes_of(proposals, operators)
             .into_iter()
             .map(|mine| {
@@ -74,9 +74,16 @@ impl Proven {
                     .filter(|g| g.test.exercises(&owned))
                     .map(|g| g.test.tool.as_str())
                     .collect();
+                let tests: Vec<usize> = (0..self.tests.len())
+                    .filter(|i| {
+                        mine.iter()
+                            .any(|c| crate::validate::proof::exercises(&self.tests[*i], c))
+                    })
+                    .collect();
                 (
                     schema::round_patterns(&owned),
                     crate::validate::proof::of_changes(&mine, &self.tests, &shown_by),
+                    tests,
                 )
             })
             .collect()
@@ -258,7 +265,7 @@ impl Round<'_> {
                 proven
                     .proofs(proposals, operators)
                     .into_iter()
-                    .map(|(_, p)| p),
+                    .map(|(_, p, _)| p),
             );
             if let Some(why) = proof.unproven_reason {
                 return Err(AttemptError::Unproven(why));
@@ -305,7 +312,9 @@ impl Round<'_> {
             .into_iter()
             .zip(operators)
             .zip(proofs)
-            .map(|((p, op), (patterns, proof))| ChangeRecord::new(p, op, patterns, proof))
+            .map(|((p, op), (patterns, proof, tests))| {
+                ChangeRecord::new(p, op, patterns, proof, tests)
+            })
             .collect();
         // A model does not say which tools its edits add; the schema does. With one change,
         // every tool the version adds is that change's.

@@ -2,8 +2,29 @@
 //! the release, one line per change, and trailers scripts read.
 
 use super::{ChangeRecord, RoundRecord};
+use crate::mutate::Proposal;
+use crate::operators::Operator;
+use crate::schema::Pattern;
+use crate::validate::Proof;
 
 impl ChangeRecord {
+    /// A change that passed: its proposal, patterns, proof and the checks that exercised it.
+    pub fn new(
+        proposal: Proposal,
+        operator: &Operator,
+        patterns: Vec<Pattern>,
+        proof: Proof,
+        tests: Vec<usize>,
+    ) -> ChangeRecord {
+        ChangeRecord {
+            proposal,
+            operator_name: operator.name.clone(),
+            patterns,
+            proof,
+            tests,
+        }
+    }
+
     /// Its tools: targets, then the tools it adds.
     pub fn tools(&self) -> Vec<String> {
         self.proposal
