@@ -198,10 +198,17 @@ impl ReleaseProposer {
         let classes = plan::draw_classes(&self.mix, &mut rng, served);
         let mut touched: Vec<String> = Vec::new();
         let mut changes: Vec<Proposal> = Vec::new();
+        let (mut adds, mut describes) = (false, false);
         for class in &classes {
             let mut skip: Vec<Recipe> = Vec::new();
+            // A tool added beside another's new description is P18: only while the run is
+            // behind on it.
+            let p18 = plan::deficit(&self.mix, &counts, 18) > 0.0;
+            let allowed = |r: &Recipe| p18 || !(adds && r.describes() || describes && r.adds());
             while skip.len() < RECIPES_PER_TOOL {
-                let Some(recipe) = plan::choose(&self.mix, *class, &counts, &mut rng, &skip) else {
+                let Some(recipe) =
+                    plan::choose(&self.mix, *class, &counts, &mut rng, &skip, &allowed)
+                else {
                     break;
                 };
                 let made = self.draft_recipe(ask, &recipe, &mut touched, &mut rng)?;
@@ -218,6 +225,8 @@ impl ReleaseProposer {
                 for p in aims {
                     *counts.entry(Label::p(*p)).or_default() += 1;
                 }
+                adds |= recipe.adds();
+                describes |= recipe.describes();
                 changes.extend(made);
                 break;
             }
@@ -242,8 +251,9 @@ impl ReleaseProposer {
     }
 
     /// The recipe's operators drafted in turn on one tool not yet touched, each applied to the
-    /// work tree; empty when its first operator fits none. A second operator that does not fit
-    /// the first one's tool leaves the first change alone.
+    /// work tree; empty when its first operator fits none. The first operator is kept off tools
+    /// the second does not fit (as the tree is now); a second operator that does not fit the
+    /// first one's tool after its edits leaves the first change alone.
     fn draft_recipe(
         &self,
         ask: &Ask<'_>,
@@ -252,21 +262,28 @@ impl ReleaseProposer {
         rng: &mut Rng,
     ) -> Result<Vec<Proposal>, EvolveError> {
         let mut made: Vec<Proposal> = Vec::new();
+        let builtin = |id: &str| operators::find(ask.operators, &OperatorId::parse(id))?.builtin();
+        let then = recipe.operators.get(1).and_then(|id| builtin(id));
         for id in recipe.operators {
-            let Some(builtin) =
-                operators::find(ask.operators, &OperatorId::parse(id)).and_then(|o| o.builtin())
-            else {
+            let Some(builtin) = builtin(id) else {
                 break;
             };
             let inventory = self.inventory(ask)?;
+            let tools = &inventory.tools;
             let avoid: Vec<String> = match made.first().and_then(|p| p.targets.first()) {
-                Some(tool) => inventory
-                    .tools
+                Some(tool) => tools
                     .iter()
                     .map(|t| t.name.clone())
                     .filter(|n| n != tool)
                     .collect(),
-                None => touched.clone(),
+                None => tools
+                    .iter()
+                    .filter(|t| {
+                        touched.contains(&t.name)
+                            || then.is_some_and(|b| rules::applies(b, t, tools).is_err())
+                    })
+                    .map(|t| t.name.clone())
+                    .collect(),
             };
             let ctx = Context {
                 root: ask.root,

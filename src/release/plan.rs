@@ -96,25 +96,45 @@ pub fn draw_classes(mix: &Mix, rng: &mut Rng, max_tools: usize) -> Vec<Class> {
         .collect()
 }
 
-/// A recipe of `class`, by seed, weighted by how far the run is behind the target on the
-/// events it aims at (`counts`: events so far, planned ones included); `skip` are recipes
-/// that failed for this tool already.
+/// How far the run is behind the target on pattern `p` (`counts`: events so far, planned ones
+/// included), in events; 0 when it is not behind.
+pub fn deficit(mix: &Mix, counts: &BTreeMap<Label, usize>, p: u8) -> f64 {
+    let total: usize = counts.values().sum();
+    let l = Label::p(p);
+    let want = mix.share(l) * (total + 1) as f64;
+    (want - *counts.get(&l).unwrap_or(&0) as f64).max(0.0)
+}
+
+impl Recipe {
+    /// Whether it adds a tool (a replacement may show as a removal and an addition).
+    pub fn adds(&self) -> bool {
+        self.aims.contains(&2) || self.aims.contains(&5)
+    }
+
+    /// Whether it may rewrite the description of a tool that was there before (a removal or
+    /// replacement may point another tool at what replaces it).
+    pub fn describes(&self) -> bool {
+        self.operators
+            .iter()
+            .any(|o| ["O2", "O3", "O4", "O8", "O9", "O11"].contains(o))
+    }
+}
+
+/// A recipe of `class` that `allowed` lets through, by seed, weighted by how far the run is
+/// behind the target on the events it aims at (`counts`: events so far, planned ones
+/// included); `skip` are recipes that failed for this tool already.
 pub fn choose(
     mix: &Mix,
     class: Class,
     counts: &BTreeMap<Label, usize>,
     rng: &mut Rng,
     skip: &[Recipe],
+    allowed: &dyn Fn(&Recipe) -> bool,
 ) -> Option<Recipe> {
-    let total: usize = counts.values().sum();
-    let deficit = |p: u8| {
-        let l = Label::p(p);
-        let want = mix.share(l) * (total + 1) as f64;
-        (want - *counts.get(&l).unwrap_or(&0) as f64).max(0.0)
-    };
+    let deficit = |p: u8| deficit(mix, counts, p);
     let open: Vec<&Recipe> = RECIPES
         .iter()
-        .filter(|r| r.class == class && !skip.contains(r))
+        .filter(|r| r.class == class && !skip.contains(r) && allowed(r))
         .filter(|r| r.aims.iter().any(|p| mix.share(Label::p(*p)) > 0.0))
         .collect();
     let behind: Vec<(&Recipe, f64)> = open
@@ -176,7 +196,7 @@ mod tests {
         let counts: BTreeMap<Label, usize> = [(Label::p(1), 10)].into();
         let mut rng = Rng::new(1);
         for _ in 0..20 {
-            let r = choose(&mix, Class::Single, &counts, &mut rng, &[]).unwrap();
+            let r = choose(&mix, Class::Single, &counts, &mut rng, &[], &|_| true).unwrap();
             assert_eq!(r.operators, ["O10"]);
         }
     }
