@@ -276,3 +276,25 @@ fn a_malformed_mix_file_is_refused_naming_its_line_and_field() {
         "{err}"
     );
 }
+
+#[test]
+fn a_release_refuses_a_replayed_model_and_a_forced_operator() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = workspace(dir.path(), "switch-esm");
+    let w = work.to_string_lossy();
+    let release = ["evolve", &w, "--rounds", "1", "--shape", "release"];
+    let refused = |extra: &[&str]| {
+        let out = common::mcpevol(&[&release[..], extra].concat());
+        assert!(!out.status.success());
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let err = refused(&["--backend", "replay", "--from", &w]);
+    assert!(
+        err.contains("--shape release is built for the rules backend"),
+        "{err}"
+    );
+    let err = refused(&["--operator", "O9"]);
+    assert!(err.contains("it takes no --operator"), "{err}");
+    let ws = Workspace::open(&work).unwrap();
+    assert_eq!(ws.versions().unwrap().len(), 1, "nothing was committed");
+}
