@@ -101,6 +101,27 @@ pub struct LogChange {
     pub patterns: Vec<Pattern>,
     #[serde(flatten)]
     pub proof: Proof,
+    /// The version's checks (indices into the record's `tests`) that exercised it.
+    pub tests: Vec<usize>,
+}
+
+/// The pattern mix the versions realised, counted as real releases were, beside the target
+/// the latest release recorded (None when no version is a release).
+pub fn run_mix(records: &[RoundRecord]) -> crate::release::RunMix {
+    let made: Vec<&RoundRecord> = records
+        .iter()
+        .filter(|r| r.version != VersionTag::ORIGINAL)
+        .collect();
+    let events: Vec<crate::release::VersionEvents> = made
+        .iter()
+        .map(|r| crate::release::classify(&r.schema_changes))
+        .collect();
+    let target = made
+        .iter()
+        .rev()
+        .find_map(|r| r.release.as_ref())
+        .map(|r| r.target_mix());
+    crate::release::RunMix::of(&events, target.as_ref())
 }
 
 /// One entry per version, oldest first.
@@ -130,6 +151,7 @@ pub fn log(ws: &Workspace) -> Result<Vec<LogEntry>, RecordError> {
                     summary: c.proposal.summary,
                     patterns: c.patterns,
                     proof: c.proof,
+                    tests: c.tests,
                 })
                 .collect(),
         })

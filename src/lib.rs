@@ -37,6 +37,7 @@ pub mod llm;
 pub mod mutate;
 pub mod operators;
 pub mod prompt;
+pub mod release;
 pub mod report;
 pub mod schema;
 pub mod server;

@@ -6,5 +6,6 @@ mod escape;
 pub mod highlight;
 pub mod html;
 pub mod markdown;
+mod mix;
 pub mod model;
 mod svg;

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::hunks::Hunk;
 use crate::mutate::Proposal;
-use crate::operators::{Operator, OperatorId};
+use crate::operators::OperatorId;
 use crate::schema::{Pattern, SchemaChange};
 use crate::server::LiveTools;
 use crate::validate::{Proof, Tally, TestResult, Verdict};
@@ -61,6 +61,9 @@ pub struct RoundRecord {
     /// is proven by definition).
     #[serde(flatten, default)]
     pub proof: Proof,
+    /// What a release-shaped version was drawn for (`--shape release`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub release: Option<crate::release::ReleaseRecord>,
 }
 
 /// One change of a version: one operator applied to its tools, with the edits that did it
@@ -76,22 +79,9 @@ pub struct ChangeRecord {
     /// Whether a passed check exercised it.
     #[serde(flatten, default)]
     pub proof: Proof,
-}
-
-impl ChangeRecord {
-    pub fn new(
-        proposal: Proposal,
-        operator: &Operator,
-        patterns: Vec<Pattern>,
-        proof: Proof,
-    ) -> ChangeRecord {
-        ChangeRecord {
-            proposal,
-            operator_name: operator.name.clone(),
-            patterns,
-            proof,
-        }
-    }
+    /// The version's checks (indices into its `tests`) that exercised this change.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tests: Vec<usize>,
 }
 
 /// Who made a version's changes, as records and commit trailers name it.
@@ -234,6 +224,7 @@ impl RoundRecord {
             model: None,
             failed_rounds: Vec::new(),
             proof: Proof::proven(),
+            release: None,
         }
     }
 
@@ -265,11 +256,13 @@ impl RoundRecord {
     /// The commit message: a subject, what changed in words, and trailers a script can read.
     // Long: one message, written top to bottom in the order it reads: subject, body, unproven reasons, trailers.
     pub fn commit_message(&self) -> String {
-        let subject = match &self.operator_name {
-            Some(name) => format!("{}: {name} on {}", self.version, self.targets.join(", ")),
-            None => format!("{}: {}", self.version, self.summary),
+        let subject = match (&self.operator_name, &self.release) {
+            (Some(name), _) => format!("{}: {name} on {}", self.version, self.targets.join(", ")),
+            (None, Some(_)) => self.release_subject(),
+            (None, None) => format!("{}: {}", self.version, self.summary),
         };
         let mut body = vec![self.summary.clone()];
+        body.extend(self.change_lines());
         if !self.schema_changes.is_empty() {
             let changes: Vec<String> = self
                 .schema_changes
@@ -330,6 +323,7 @@ impl RoundRecord {
             let patterns: Vec<String> = self.patterns.iter().map(Pattern::to_string).collect();
             trailers.push(("Mcpevol-Patterns", patterns.join(", ")));
         }
+        trailers.extend(self.release_trailers());
         trailers.push(("Mcpevol-Backend", self.backend.to_string()));
         trailers.push((
             "Mcpevol-Proof",
@@ -357,6 +351,7 @@ impl RoundRecord {
     }
 }
 
+mod changes;
 #[derive(Debug, thiserror::Error)]
 pub enum RecordError {
     #[error("cannot write {path}: {source}")]

@@ -39,10 +39,17 @@ impl Sweep {
         })
     }
 
-    /// One entry per package: launches of the same package evolve the same code.
+    /// One entry per package: launches of the same package evolve the same code. With
+    /// `MCPEVOL_ONLY=id,id` set, only those entries.
     pub fn entries(&self) -> Vec<&Entry> {
+        let only: Option<Vec<String>> = std::env::var("MCPEVOL_ONLY")
+            .ok()
+            .map(|v| v.split(',').map(|s| s.trim().to_string()).collect());
         let mut out: Vec<&Entry> = Vec::new();
         for e in &self.catalog.servers {
+            if only.as_ref().is_some_and(|o| !o.contains(&e.id)) {
+                continue;
+            }
             if !out.iter().any(|x| x.package == e.package) {
                 out.push(e);
             }
@@ -52,10 +59,21 @@ impl Sweep {
 
     /// Inits and evolves every entry `rounds` rounds per seed under `scratch`, and hands each
     /// (server id, seed, workspace, outcome) to `done` as it finishes.
+    #[allow(dead_code)] // each example uses one of the two
     pub fn evolve_all(
         &self,
         scratch: &Path,
         rounds: u32,
+        done: impl FnMut(&str, u64, &Path, Result<Vec<RoundOutcome>, String>) -> anyhow::Result<()>,
+    ) -> anyhow::Result<()> {
+        self.evolve_all_with(scratch, &|seed| EvolveOptions::new(rounds, seed), done)
+    }
+
+    /// [`Sweep::evolve_all`] with the options `options` gives for each seed.
+    pub fn evolve_all_with(
+        &self,
+        scratch: &Path,
+        options: &dyn Fn(u64) -> EvolveOptions,
         mut done: impl FnMut(&str, u64, &Path, Result<Vec<RoundOutcome>, String>) -> anyhow::Result<()>,
     ) -> anyhow::Result<()> {
         let rt = tokio::runtime::Runtime::new()?;
@@ -68,7 +86,7 @@ impl Sweep {
                     let seed = *seed;
                     async move {
                         let init_opts = InitOptions::new(Some(entry.launch_config()));
-                        let opts = EvolveOptions::new(rounds, seed);
+                        let opts = options(seed);
                         let result = async {
                             init(&source, &work, &init_opts)
                                 .await

@@ -37,14 +37,15 @@ pub fn run(args: EvolveCommandArgs) -> Result<()> {
         evolve: options,
     } = args;
     isolate(options.sandbox);
-    if let Some(recovery) = Workspace::open(&workdir)?.recover()? {
-        eprintln!("recovered: {recovery}");
-    }
-    let backend = options.spec().build(None)?;
+    // Bad options (a malformed --mix) are refused before the workspace is touched.
     let opts = EvolveOptions {
         operators,
         ..options.options(rounds)?
     };
+    if let Some(recovery) = Workspace::open(&workdir)?.recover()? {
+        eprintln!("recovered: {recovery}");
+    }
+    let backend = options.spec().build(None)?;
     let outcomes = runtime()?.block_on(evolve::evolve_until_interrupted(
         &workdir,
         &backend,

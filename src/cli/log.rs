@@ -21,8 +21,13 @@ pub fn run(args: LogArgs) -> Result<()> {
     let ws = Workspace::open(&args.workdir)?;
     let entries = history::log(&ws)?;
     let usage = history::total_usage(entries.iter().map(|e| e.usage)).unwrap_or_default();
+    let records: Vec<_> = history::versions(&ws)?
+        .into_iter()
+        .map(|(_, r)| r)
+        .collect();
+    let mix = history::run_mix(&records);
     if args.json {
-        return print_json(&serde_json::json!({ "versions": entries, "usage": usage }));
+        return print_json(&serde_json::json!({ "versions": entries, "usage": usage, "mix": mix }));
     }
     for e in &entries {
         let op = e
@@ -41,10 +46,38 @@ pub fn run(args: LogArgs) -> Result<()> {
         if let Some(why) = &e.proof.unproven_reason {
             println!("{:26}unproven: {why}", "");
         }
+        if e.changes.len() > 1 {
+            for c in &e.changes {
+                let proof = if c.proof.is_proven() {
+                    "proven"
+                } else {
+                    "unproven"
+                };
+                println!(
+                    "{:26}{} on {} ({}, {proof})",
+                    "",
+                    c.operator,
+                    c.targets
+                        .iter()
+                        .chain(&c.added)
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    mcpevol::schema::joined_patterns(&c.patterns, ", ")
+                );
+            }
+        }
         for c in &e.schema_changes {
             let breaking = if c.breaking { " [breaking]" } else { "" };
             println!("{:26}{} {}{breaking}", "", c.tool, c.describe());
         }
+    }
+    if let Some(tv) = mix.tv_distance {
+        println!(
+            "mix: {} events, total-variation distance {tv:.3} from {}",
+            mix.events,
+            mix.source.as_deref().unwrap_or("the target")
+        );
     }
     if usage.total_tokens > 0 {
         println!(

@@ -60,6 +60,15 @@ pub struct EvolveArgs {
     /// and try others; without it such a version is committed and recorded as unproven.
     #[arg(long)]
     pub require_proof: bool,
+    /// What a version is: `round`, one operator on its tools (the paper's rounds), or
+    /// `release`, several changes on several tools drawn to match real npm releases (rules
+    /// backend).
+    #[arg(long, value_enum, default_value_t = mcpevol::release::Shape::Round)]
+    pub shape: mcpevol::release::Shape,
+    /// A TOML file of the target mix and release shape for --shape release (the form of
+    /// data/release-mix.toml, which is the default: the figures of real npm releases).
+    #[arg(long)]
+    pub mix: Option<PathBuf>,
 }
 
 impl EvolveArgs {
@@ -75,7 +84,9 @@ impl EvolveArgs {
 
     pub fn max_attempts(&self) -> u32 {
         self.max_attempts
-            .unwrap_or(if self.backend == BackendKind::Rules {
+            .unwrap_or(if self.shape == mcpevol::release::Shape::Release {
+                evolve::MAX_RELEASE_ATTEMPTS
+            } else if self.backend == BackendKind::Rules {
                 evolve::MAX_ATTEMPTS
             } else {
                 evolve::MAX_MODEL_ATTEMPTS
@@ -94,6 +105,19 @@ impl EvolveArgs {
             max_attempts: self.max_attempts(),
             max_failed_rounds: self.max_failed_rounds,
             require_proof: self.require_proof,
+            shape: self.shape,
+            mix: std::sync::Arc::new(self.release_mix()?),
+        })
+    }
+
+    /// The target mix: the user's file, or the shipped one.
+    pub fn release_mix(&self) -> Result<mcpevol::release::Mix> {
+        if self.mix.is_some() && self.shape != mcpevol::release::Shape::Release {
+            anyhow::bail!("--mix is the target of --shape release; add --shape release");
+        }
+        Ok(match &self.mix {
+            Some(path) => mcpevol::release::Mix::load(path)?,
+            None => mcpevol::release::Mix::shipped(),
         })
     }
 }

@@ -38,27 +38,34 @@ pub(super) struct Proven {
 }
 
 impl Proven {
-    /// The schema changes of each proposal: all of them for a single change; for several, the
-    /// ones on each change's own tools.
-    fn changes_of<'p>(&'p self, proposals: &[Proposal], i: usize) -> Vec<&'p SchemaChange> {
-        self.schema_changes
+    /// The schema changes each proposal answers for (`release::owners`): all of them for a
+    /// single change; for several, the ones on each change's own tools.
+    fn changes_of<'p>(
+        &'p self,
+        proposals: &[Proposal],
+        operators: &[&Operator],
+    ) -> Vec<Vec<&'p SchemaChange>> {
+        let pairs: Vec<(&Proposal, &crate::contract::Contract)> = proposals
             .iter()
-            .filter(|c| {
-                proposals.len() == 1
-                    || proposals[i].touches(&c.tool)
-                    || c.renamed_to
-                        .as_deref()
-                        .is_some_and(|n| proposals[i].touches(n))
-            })
+            .zip(operators)
+            .map(|(p, op)| (p, &op.contract))
+            .collect();
+        crate::release::owners::assign(&pairs, &self.schema_changes)
+            .into_iter()
+            .map(|mine| mine.into_iter().map(|i| &self.schema_changes[i]).collect())
             .collect()
     }
 
-    /// Each proposal's patterns and proof: proven by a passed check that exercised its schema
-    /// changes (or a model's own case that did).
-    fn proofs(&self, proposals: &[Proposal]) -> Vec<(Vec<crate::schema::Pattern>, Proof)> {
-        (0..proposals.len())
-            .map(|i| {
-                let mine = self.changes_of(proposals, i);
+    /// Each proposal's patterns and proof (proven by a passed check that exercised its schema
+    /// changes, or a model's own case that did), and the checks that exercised it.
+    fn proofs(
+        &self,
+        proposals: &[Proposal],
+        operators: &[&Operator],
+    ) -> Vec<(Vec<crate::schema::Pattern>, Proof, Vec<usize>)> {
+        self.changes_of(proposals, operators)
+            .into_iter()
+            .map(|mine| {
                 let owned: Vec<SchemaChange> = mine.iter().map(|c| (*c).clone()).collect();
                 let shown_by: Vec<&str> = self
                     .generated
@@ -67,9 +74,16 @@ impl Proven {
                     .filter(|g| g.test.exercises(&owned))
                     .map(|g| g.test.tool.as_str())
                     .collect();
+                let tests: Vec<usize> = (0..self.tests.len())
+                    .filter(|i| {
+                        mine.iter()
+                            .any(|c| crate::validate::proof::exercises(&self.tests[*i], c))
+                    })
+                    .collect();
                 (
                     schema::round_patterns(&owned),
                     crate::validate::proof::of_changes(&mine, &self.tests, &shown_by),
+                    tests,
                 )
             })
             .collect()
@@ -247,7 +261,12 @@ impl Round<'_> {
         node_verdict?;
         let proven = proven?;
         if self.opts.require_proof {
-            let proof = Proof::all(proven.proofs(proposals).into_iter().map(|(_, p)| p));
+            let proof = Proof::all(
+                proven
+                    .proofs(proposals, operators)
+                    .into_iter()
+                    .map(|(_, p, _)| p),
+            );
             if let Some(why) = proof.unproven_reason {
                 return Err(AttemptError::Unproven(why));
             }
@@ -288,12 +307,14 @@ impl Round<'_> {
         proposer: &mut dyn Proposer,
     ) -> Made {
         let provenance = proposer.provenance();
-        let proofs = proven.proofs(&proposals);
+        let proofs = proven.proofs(&proposals, operators);
         let mut changes: Vec<ChangeRecord> = proposals
             .into_iter()
             .zip(operators)
             .zip(proofs)
-            .map(|((p, op), (patterns, proof))| ChangeRecord::new(p, op, patterns, proof))
+            .map(|((p, op), (patterns, proof, tests))| {
+                ChangeRecord::new(p, op, patterns, proof, tests)
+            })
             .collect();
         // A model does not say which tools its edits add; the schema does. With one change,
         // every tool the version adds is that change's.
@@ -335,6 +356,7 @@ impl Round<'_> {
             model: provenance.model,
             failed_rounds: Vec::new(),
             proof: Proof::all(changes_proofs),
+            release: provenance.release,
         };
         Made {
             record,

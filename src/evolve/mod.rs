@@ -16,6 +16,7 @@ mod model_proposer;
 mod outcome;
 mod proposer;
 mod prove;
+mod release_proposer;
 mod replay_source;
 mod rule_proposer;
 mod served;
@@ -28,6 +29,7 @@ pub use given_proposer::GivenProposer;
 pub use model_proposer::ModelProposer;
 pub use outcome::{RoundOutcome, RoundStatus};
 pub use proposer::{Ask, GiveUp, Proposed, Proposer, Provenance};
+pub use release_proposer::ReleaseProposer;
 pub use replay_source::ReplaySource;
 pub use rule_proposer::RuleProposer;
 
@@ -47,6 +49,9 @@ use clock::Clock;
 /// Attempts per round before it is reported as failed; each tries another target, then another
 /// operator.
 pub const MAX_ATTEMPTS: u32 = 6;
+/// Attempts per release (`--shape release`): each rejected one drops one change and tries the
+/// rest, so a release of several changes needs more than a round.
+pub const MAX_RELEASE_ATTEMPTS: u32 = 10;
 /// Failed rounds an evolution absorbs (each retried with another seed) before it stops.
 pub const MAX_FAILED_ROUNDS: u32 = 3;
 /// Replies a model gets per step (choosing, rewriting) before the round fails.
@@ -80,6 +85,10 @@ pub struct EvolveOptions {
     pub max_failed_rounds: u32,
     /// Refuse a change no passed check showed working, and try others (`--require-proof`).
     pub require_proof: bool,
+    /// One operator per version, or releases of several changes (`--shape`).
+    pub shape: crate::release::Shape,
+    /// What releases are drawn for (`--mix`; the shipped figures by default).
+    pub mix: Arc<crate::release::Mix>,
 }
 
 impl EvolveOptions {
@@ -96,6 +105,8 @@ impl EvolveOptions {
             max_attempts: MAX_ATTEMPTS,
             max_failed_rounds: MAX_FAILED_ROUNDS,
             require_proof: false,
+            shape: crate::release::Shape::Round,
+            mix: Arc::new(crate::release::Mix::shipped()),
         }
     }
 }
@@ -137,6 +148,8 @@ pub enum EvolveError {
     NothingToReplay { from: String, version: VersionTag },
     #[error("interrupted; the workspace is back at {version}, its last committed version")]
     Interrupted { version: String },
+    #[error("--shape release {0}")]
+    Shape(&'static str),
 }
 
 /// Everything one evolution shares between its rounds.
@@ -169,6 +182,7 @@ pub async fn evolve(
     opts: &EvolveOptions,
     mut report: impl FnMut(&RoundOutcome),
 ) -> Result<Vec<RoundOutcome>, EvolveError> {
+    check_shape(backend, opts)?;
     let ws = Workspace::open(root)?;
     // A run killed before (kill -9) is recovered here; the lock is held until we return.
     let (_lock, _recovered) = ws.lock_for_evolve()?;
@@ -181,7 +195,12 @@ pub async fn evolve(
     while current.version < last {
         let version = current.version.next();
         let round = evolution.round(version, tries, std::mem::take(&mut current.baseline_ms));
-        let mut proposer = backend.proposer(&evolution.ws, version, &evolution.operator_dirs)?;
+        let mut proposer: Box<dyn Proposer> = match (opts.shape, backend) {
+            (crate::release::Shape::Release, Backend::Rules) => {
+                Box::new(ReleaseProposer::new(opts.mix.clone()))
+            }
+            _ => backend.proposer(&evolution.ws, version, &evolution.operator_dirs)?,
+        };
         let outcome = match round
             .run(proposer.as_mut(), &current.tools, &current.baseline)
             .await?
@@ -213,6 +232,25 @@ pub async fn evolve(
         }
     }
     Ok(outcomes)
+}
+
+/// Releases are drawn by the rules (a proposer of your own makes its own); the rules draw each
+/// release's operators, so none can be forced.
+fn check_shape(backend: &Backend, opts: &EvolveOptions) -> Result<(), EvolveError> {
+    if opts.shape != crate::release::Shape::Release {
+        return Ok(());
+    }
+    if !matches!(backend, Backend::Rules | Backend::Custom(_)) {
+        return Err(EvolveError::Shape(
+            "is built for the rules backend; release plans by a model are not built yet",
+        ));
+    }
+    if !opts.operators.is_empty() {
+        return Err(EvolveError::Shape(
+            "draws the operators of each release from the mix; it takes no --operator",
+        ));
+    }
+    Ok(())
 }
 
 impl<'a> Evolution<'a> {

@@ -293,6 +293,7 @@ impl Proposer for ModelProposer {
             usage: Some(self.talk.usage()),
             exchanges: self.talk.take_exchanges(),
             inapplicable: BTreeMap::new(),
+            release: None,
         }
     }
 }

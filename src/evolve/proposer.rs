@@ -100,6 +100,8 @@ pub struct Provenance {
     pub exchanges: Vec<Exchange>,
     /// Operators that fit no tool of the server this round, and why.
     pub inapplicable: BTreeMap<OperatorId, String>,
+    /// What a release was drawn for (`--shape release`).
+    pub release: Option<crate::release::ReleaseRecord>,
 }
 
 /// A source of changes: the rules, a model, a replay, a given proposal, or your own.

@@ -209,8 +209,9 @@ impl Round<'_> {
 }
 
 /// Each change held to its operator's contract. One change answers for every schema change;
-/// several answer each for the schema changes of their own tools, and a schema change that no
-/// change's tools account for breaks the version's contract.
+/// several answer each for the schema changes of their own tools (two on one tool each for the
+/// kinds its contract allows: `release::owners`), and a schema change that no change's tools
+/// account for breaks the version's contract.
 fn verify_contracts(
     proposals: &[Proposal],
     operators: &[&Operator],
@@ -220,18 +221,19 @@ fn verify_contracts(
         operator: op.id.to_string(),
         violations,
     };
-    if let ([p], [op]) = (proposals, operators) {
-        return contract::verify(&op.contract, changes, &p.targets).map_err(|v| broken(op, v));
-    }
+    let pairs: Vec<(&Proposal, &crate::contract::Contract)> = proposals
+        .iter()
+        .zip(operators)
+        .map(|(p, op)| (p, &op.contract))
+        .collect();
+    let owned = crate::release::owners::assign(&pairs, changes);
     let mut claimed = vec![false; changes.len()];
-    for (p, op) in proposals.iter().zip(operators) {
-        let mine: Vec<SchemaChange> = changes
+    for ((p, op), mine) in proposals.iter().zip(operators).zip(&owned) {
+        let mine: Vec<SchemaChange> = mine
             .iter()
-            .enumerate()
-            .filter(|(_, c)| p.touches(&c.tool))
-            .map(|(i, c)| {
-                claimed[i] = true;
-                c.clone()
+            .map(|i| {
+                claimed[*i] = true;
+                changes[*i].clone()
             })
             .collect();
         contract::verify(&op.contract, &mine, &p.targets).map_err(|v| broken(op, v))?;

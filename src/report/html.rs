@@ -227,6 +227,8 @@ fn server(s: &ServerView, drift: Option<&crate::drift::ServerDrift>) -> String {
         );
     }
     out += "</tbody></table>";
+    let records: Vec<_> = s.versions.iter().map(|v| v.record.clone()).collect();
+    out += &super::mix::table(&records);
     if let Some(d) = drift {
         out += &super::drift::html(d);
     }
@@ -307,6 +309,7 @@ fn round(server_id: &str, v: &VersionView) -> String {
         esc(&r.summary),
         t = v.version.tag
     );
+    out += &super::mix::changes(r);
     if r.schema_changes.is_empty() {
         out += "<p class=\"changes none\">No schema change.</p>";
     } else {

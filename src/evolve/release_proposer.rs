@@ -1,0 +1,373 @@
+//! Releases with the rules (`--shape release`): a release is drawn from the target mix
+//! (`release::plan`), and its changes are drafted in turn, each applied to the work tree before
+//! the next is drawn, so that two changes on one tool (a description and a parameter) see each
+//! other's edits. The tree is put back before the changes go to the attempt loop, which applies
+//! them all and judges them together. When the release is rejected, the change the rejection
+//! names (its tool or operator; the last drafted when it names none) is dropped, its rejection
+//! in the record rewritten to say so, and the rest is tried again: one failing change does not
+//! fail the release.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use async_trait::async_trait;
+
+use super::clock::Step;
+use super::proposer::{Ask, GiveUp, Proposed, Proposer, Provenance};
+use super::served::{self, mark_opaque_params};
+use super::{AttemptError, EvolveError};
+use crate::anchor;
+use crate::inventory::Inventory;
+use crate::mutate::{Context, Proposal, Rng, rules};
+use crate::operators::{self, OperatorId};
+use crate::release::plan::{self, Class, Recipe};
+use crate::release::{self, Label, Mix, ReleaseRecord};
+use crate::version_record::{self, Author, Rejection};
+use crate::workspace::VersionTag;
+
+/// Recipes tried for one tool of a release before the release goes without it.
+const RECIPES_PER_TOOL: usize = 3;
+
+/// Proposes releases; the same seed gives the same releases.
+pub struct ReleaseProposer {
+    mix: Arc<Mix>,
+    /// The changes of the release still in it, in the order they were drafted.
+    changes: Vec<Proposal>,
+    /// Why the last set was rejected, until the next proposal acts on it.
+    rejection: Option<String>,
+    /// Releases drafted this round: each draws its own seed.
+    drafted: u32,
+    /// Changes given from outside instead of drafted (tests, scripts): offered once.
+    given: Option<Vec<Proposal>>,
+    /// Made from given changes: nothing is drafted when they are all dropped.
+    outside: bool,
+    record: Option<ReleaseRecord>,
+}
+
+impl ReleaseProposer {
+    /// Releases drawn by the rules for `mix`.
+    pub fn new(mix: Arc<Mix>) -> ReleaseProposer {
+        ReleaseProposer {
+            mix,
+            changes: Vec::new(),
+            rejection: None,
+            drafted: 0,
+            given: None,
+            outside: false,
+            record: None,
+        }
+    }
+
+    /// One release of changes made elsewhere, judged and thinned exactly like a drawn one.
+    pub fn given(mix: Arc<Mix>, changes: Vec<Proposal>) -> ReleaseProposer {
+        ReleaseProposer {
+            given: Some(changes),
+            outside: true,
+            ..ReleaseProposer::new(mix)
+        }
+    }
+
+    fn record(&self, planned: &[Class], drafted: usize) -> ReleaseRecord {
+        ReleaseRecord {
+            mix: self.mix.source.clone(),
+            target: self
+                .mix
+                .patterns
+                .iter()
+                .map(|(l, s)| (l.to_string(), *s))
+                .collect(),
+            planned_tools: planned.len(),
+            planned_composite: planned.iter().filter(|c| **c == Class::Composite).count(),
+            drafted,
+        }
+    }
+}
+
+#[async_trait(?Send)]
+impl Proposer for ReleaseProposer {
+    fn author(&self) -> Author {
+        if self.outside {
+            Author::Given
+        } else {
+            Author::Rules
+        }
+    }
+
+    async fn propose(
+        &mut self,
+        ask: &Ask<'_>,
+        rejected: &mut Vec<Rejection>,
+    ) -> Result<Proposed, EvolveError> {
+        if let Some(why) = self.rejection.take()
+            && !self.changes.is_empty()
+        {
+            let k = culprit(&self.changes, &why);
+            let dropped = self.changes.remove(k);
+            if let Some(last) = rejected.last_mut() {
+                last.operator = Some(dropped.operator.clone());
+                last.targets = dropped.targets.clone();
+                last.hunks = dropped.hunks.clone();
+                last.reason = format!("dropped from the release: {}", last.reason);
+            }
+            self.drop_stranded(ask, rejected);
+            if !self.changes.is_empty() {
+                return Ok(Proposed::Changes(self.changes.clone()));
+            }
+        }
+        if let Some(given) = self.given.take() {
+            self.record = Some(self.record(&[], given.len()));
+            self.changes = given;
+            return Ok(Proposed::Changes(self.changes.clone()));
+        }
+        if self.outside {
+            return Ok(Proposed::GiveUp(GiveUp::quietly()));
+        }
+        self.drafted += 1;
+        let (planned, changes) = self.draft(ask).await?;
+        if changes.is_empty() {
+            return Ok(Proposed::GiveUp(GiveUp::because(format!(
+                "no change of the release could be drafted on {} (tried {} tools)",
+                ask.root.display(),
+                planned.len()
+            ))));
+        }
+        self.record = Some(self.record(&planned, changes.len()));
+        self.changes = changes;
+        Ok(Proposed::Changes(self.changes.clone()))
+    }
+
+    fn rejected(&mut self, error: &AttemptError) {
+        self.rejection = Some(error.to_string());
+    }
+
+    fn provenance(&mut self) -> Provenance {
+        Provenance {
+            release: self.record.take(),
+            ..Provenance::default()
+        }
+    }
+}
+
+impl ReleaseProposer {
+    /// Drops the changes whose edits no longer apply without the dropped ones (drafted over
+    /// them: a parameter's description over its new bound), each recorded as dropped, so that
+    /// no attempt is spent on edits that cannot apply.
+    fn drop_stranded(&mut self, ask: &Ask<'_>, rejected: &mut Vec<Rejection>) {
+        let Ok(scope) = crate::confine::Scope::of_workspace(ask.root) else {
+            return;
+        };
+        let mut kept: Vec<Proposal> = Vec::new();
+        for change in std::mem::take(&mut self.changes) {
+            let hunks: Vec<crate::hunks::Hunk> = kept
+                .iter()
+                .chain([&change])
+                .flat_map(|p| p.hunks.clone())
+                .collect();
+            match crate::hunks::apply_in_memory(ask.root, &scope, &hunks) {
+                Ok(_) => kept.push(change),
+                Err(e) => {
+                    let error = AttemptError::from(e);
+                    let mut r = error.rejection(
+                        Some(change.operator.clone()),
+                        change.targets.clone(),
+                        change.hunks.clone(),
+                    );
+                    r.reason = format!(
+                        "dropped from the release: its edits were drafted over a dropped change: {}",
+                        r.reason
+                    );
+                    rejected.push(r);
+                }
+            }
+        }
+        self.changes = kept;
+    }
+
+    /// A release drawn and drafted on the work tree, which is back at HEAD afterwards: the
+    /// classes planned and the changes that could be drafted, in order.
+    async fn draft(&self, ask: &Ask<'_>) -> Result<(Vec<Class>, Vec<Proposal>), EvolveError> {
+        let head = ask.ws.head()?;
+        let mut rng = Rng::new(Rng::for_attempt(
+            ask.seed ^ 0x0052_454c_4541_5345,
+            ask.version.number(),
+            self.drafted + ask.try_number * ask.max_attempts,
+        ));
+        let mut counts = realised_so_far(ask)?;
+        let served = self.inventory(ask)?.tools.len();
+        let classes = plan::draw_classes(&self.mix, &mut rng, served);
+        let mut touched: Vec<String> = Vec::new();
+        let mut changes: Vec<Proposal> = Vec::new();
+        let (mut adds, mut describes) = (false, false);
+        for class in &classes {
+            let mut skip: Vec<Recipe> = Vec::new();
+            // A tool added beside another's new description is P18: only while the run is
+            // behind on it.
+            let p18 = plan::deficit(&self.mix, &counts, 18) > 0.0;
+            let allowed = |r: &Recipe| p18 || !(adds && r.describes() || describes && r.adds());
+            while skip.len() < RECIPES_PER_TOOL {
+                let Some(recipe) =
+                    plan::choose(&self.mix, *class, &counts, &mut rng, &skip, &allowed)
+                else {
+                    break;
+                };
+                let made = self.draft_recipe(ask, &recipe, &mut touched, &mut rng)?;
+                if made.is_empty() {
+                    skip.push(recipe);
+                    continue;
+                }
+                // An operator that makes one of several patterns counts toward the first.
+                let aims: &[u8] = if recipe.operators.len() == 1 {
+                    &recipe.aims[..1]
+                } else {
+                    recipe.aims
+                };
+                for p in aims {
+                    *counts.entry(Label::p(*p)).or_default() += 1;
+                }
+                adds |= recipe.adds();
+                describes |= recipe.describes();
+                changes.extend(made);
+                break;
+            }
+        }
+        ask.ws.restore(&head)?;
+        Ok((classes, changes))
+    }
+
+    /// The served tools of the work tree as it is now.
+    fn inventory(&self, ask: &Ask<'_>) -> Result<Inventory, EvolveError> {
+        let started = Instant::now();
+        let mut inventory =
+            anchor::anchor_with(ask.root, ask.cache).map_err(|e| EvolveError::ServerBroken {
+                root: ask.root.display().to_string(),
+                version: ask.version.previous().unwrap_or_default(),
+                why: e.to_string(),
+            })?;
+        served::keep_served(&mut inventory, ask.previous);
+        mark_opaque_params(&mut inventory, ask.previous);
+        ask.clock.add(Step::Anchor, started);
+        Ok(inventory)
+    }
+
+    /// The recipe's operators drafted in turn on one tool not yet touched, each applied to the
+    /// work tree; empty when its first operator fits none. The first operator is kept off tools
+    /// the second does not fit (as the tree is now); a second operator that does not fit the
+    /// first one's tool after its edits leaves the first change alone.
+    fn draft_recipe(
+        &self,
+        ask: &Ask<'_>,
+        recipe: &Recipe,
+        touched: &mut Vec<String>,
+        rng: &mut Rng,
+    ) -> Result<Vec<Proposal>, EvolveError> {
+        let mut made: Vec<Proposal> = Vec::new();
+        let builtin = |id: &str| operators::find(ask.operators, &OperatorId::parse(id))?.builtin();
+        let then = recipe.operators.get(1).and_then(|id| builtin(id));
+        for id in recipe.operators {
+            let Some(builtin) = builtin(id) else {
+                break;
+            };
+            let inventory = self.inventory(ask)?;
+            let tools = &inventory.tools;
+            let avoid: Vec<String> = match made.first().and_then(|p| p.targets.first()) {
+                Some(tool) => tools
+                    .iter()
+                    .map(|t| t.name.clone())
+                    .filter(|n| n != tool)
+                    .collect(),
+                None => tools
+                    .iter()
+                    .filter(|t| {
+                        touched.contains(&t.name)
+                            || then.is_some_and(|b| rules::applies(b, t, tools).is_err())
+                    })
+                    .map(|t| t.name.clone())
+                    .collect(),
+            };
+            let ctx = Context {
+                root: ask.root,
+                inventory: &inventory,
+                seed: rng.next_u64(),
+                avoid: &avoid,
+            };
+            let started = Instant::now();
+            let drafted = rules::propose(builtin, &ctx);
+            ask.clock.add(Step::Mutate, started);
+            let Ok(proposal) = drafted else { break };
+            if proposal.targets.iter().any(|t| avoid.contains(t)) {
+                break;
+            }
+            if crate::hunks::apply(ask.root, &proposal.hunks).is_err() {
+                break;
+            }
+            touched.extend(proposal.targets.iter().chain(&proposal.added).cloned());
+            made.push(proposal);
+        }
+        Ok(made)
+    }
+}
+
+/// The events of the versions before the one being made, counted as releases are.
+fn realised_so_far(ask: &Ask<'_>) -> Result<BTreeMap<Label, usize>, EvolveError> {
+    let mut counts = BTreeMap::new();
+    for v in ask.ws.versions()? {
+        if v.tag == VersionTag::ORIGINAL || v.tag >= ask.version {
+            continue;
+        }
+        if let Some(record) = version_record::read_round(ask.ws, v.tag)? {
+            for e in release::classify(&record.schema_changes).events {
+                *counts.entry(e).or_default() += 1;
+            }
+        }
+    }
+    Ok(counts)
+}
+
+/// The change a rejection names: by a tool of its own in backticks (with its operator, when
+/// that is named too), else the last drafted.
+fn culprit(changes: &[Proposal], why: &str) -> usize {
+    let names = |p: &Proposal| {
+        p.targets
+            .iter()
+            .chain(&p.added)
+            .any(|t| why.contains(&format!("`{t}`")))
+    };
+    let by_operator = |p: &Proposal| why.contains(&format!(" {}:", p.operator));
+    let last = |f: &dyn Fn(&Proposal) -> bool| changes.iter().rposition(f);
+    last(&|p| names(p) && by_operator(p))
+        .or_else(|| last(&names))
+        .or_else(|| last(&by_operator))
+        .unwrap_or(changes.len() - 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn change(op: &str, tool: &str) -> Proposal {
+        Proposal {
+            operator: OperatorId::parse(op),
+            targets: vec![tool.into()],
+            added: Vec::new(),
+            summary: String::new(),
+            hunks: Vec::new(),
+            effects: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_change_a_rejection_names_is_the_one_dropped() {
+        let changes = [change("O9", "a"), change("O5", "b"), change("O10", "a")];
+        assert_eq!(culprit(&changes, "test of `b` failed: differs"), 1);
+        assert_eq!(culprit(&changes, "test of `a` failed: differs"), 2);
+        assert_eq!(
+            culprit(
+                &changes,
+                "the schema change breaks the contract of O9: tool `a`: x"
+            ),
+            0
+        );
+        assert_eq!(culprit(&changes, "the server did not start"), 2);
+    }
+}

@@ -1,0 +1,203 @@
+//! A release drawn from the seed: how many tools it touches, which of the changed ones change in
+//! more than one way, and for each tool a recipe (one or two operators of the rules on it) that
+//! makes the patterns the run is furthest behind on against its target mix.
+
+use std::collections::BTreeMap;
+
+use super::mix::{Label, Mix};
+use crate::mutate::Rng;
+
+/// Where a recipe's change lands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Class {
+    /// A tool added, removed or replaced.
+    Tool,
+    /// A changed tool, one kind of change.
+    Single,
+    /// A changed tool, two kinds of change at once.
+    Composite,
+}
+
+/// Operators of the rules applied in turn to one tool, and the events that makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Recipe {
+    pub class: Class,
+    /// The events it aims at (patterns by number); an operator that makes one of several
+    /// patterns by its own choice (O6: P8 or P13) lists them all.
+    pub aims: &'static [u8],
+    /// Operator ids; the second, if any, is applied to the first one's tool.
+    pub operators: &'static [&'static str],
+}
+
+const fn r(class: Class, aims: &'static [u8], operators: &'static [&'static str]) -> Recipe {
+    Recipe {
+        class,
+        aims,
+        operators,
+    }
+}
+
+/// Every recipe: the operators' own patterns (operators/*.md) and, for the patterns no single
+/// operator makes, two operators on one tool (P9 = a constraint and a parameter description,
+/// P12, P15), or pairs whose atoms no pattern covers alone (a description and a constraint:
+/// P1 + P8, as real releases show them).
+pub const RECIPES: &[Recipe] = &[
+    r(Class::Tool, &[2], &["O1"]),
+    r(Class::Tool, &[5], &["O2"]),
+    r(Class::Tool, &[17], &["O3"]),
+    r(Class::Tool, &[2, 18], &["O4"]),
+    r(Class::Single, &[1], &["O9"]),
+    r(Class::Single, &[3], &["O10"]),
+    r(Class::Single, &[4], &["O5"]),
+    r(Class::Single, &[8, 13], &["O6"]),
+    r(Class::Single, &[11, 14], &["O7"]),
+    r(Class::Composite, &[6], &["O8"]),
+    r(Class::Composite, &[7], &["O11"]),
+    r(Class::Composite, &[9], &["O6", "O10"]),
+    r(Class::Composite, &[12], &["O5", "O10"]),
+    r(Class::Composite, &[15], &["O7", "O10"]),
+    r(Class::Composite, &[1, 8], &["O9", "O6"]),
+    r(Class::Composite, &[1, 11], &["O9", "O7"]),
+];
+
+/// The classes of a release's tools, drawn from the mix: the number of tools (at most
+/// `max_tools`), then for each whether it is added/removed/replaced, and if it is a changed
+/// tool, whether it changes in more than one way.
+pub fn draw_classes(mix: &Mix, rng: &mut Rng, max_tools: usize) -> Vec<Class> {
+    let n = draw_weighted(rng, mix.tools.iter().map(|(n, w)| (*n as usize, *w)))
+        .unwrap_or(1)
+        .clamp(1, max_tools.max(1));
+    let tool_share: f64 = [2u8, 5, 17]
+        .iter()
+        .map(|p| mix.share(Label::p(*p)))
+        .sum::<f64>();
+    let covered: f64 = RECIPES
+        .iter()
+        .flat_map(|r| r.aims.iter())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .map(|p| mix.share(Label::p(*p)))
+        .sum::<f64>();
+    let tool_p = if covered > 0.0 {
+        tool_share / covered
+    } else {
+        0.0
+    };
+    (0..n)
+        .map(|_| {
+            if unit(rng) < tool_p {
+                Class::Tool
+            } else if unit(rng) < mix.composite {
+                Class::Composite
+            } else {
+                Class::Single
+            }
+        })
+        .collect()
+}
+
+/// How far the run is behind the target on pattern `p` (`counts`: events so far, planned ones
+/// included), in events; 0 when it is not behind.
+pub fn deficit(mix: &Mix, counts: &BTreeMap<Label, usize>, p: u8) -> f64 {
+    let total: usize = counts.values().sum();
+    let l = Label::p(p);
+    let want = mix.share(l) * (total + 1) as f64;
+    (want - *counts.get(&l).unwrap_or(&0) as f64).max(0.0)
+}
+
+impl Recipe {
+    /// Whether it adds a tool (a replacement may show as a removal and an addition).
+    pub fn adds(&self) -> bool {
+        self.aims.contains(&2) || self.aims.contains(&5)
+    }
+
+    /// Whether it may rewrite the description of a tool that was there before (a removal or
+    /// replacement may point another tool at what replaces it).
+    pub fn describes(&self) -> bool {
+        self.operators
+            .iter()
+            .any(|o| ["O2", "O3", "O4", "O8", "O9", "O11"].contains(o))
+    }
+}
+
+/// A recipe of `class` that `allowed` lets through, by seed, weighted by how far the run is
+/// behind the target on the events it aims at (`counts`: events so far, planned ones
+/// included); `skip` are recipes that failed for this tool already.
+pub fn choose(
+    mix: &Mix,
+    class: Class,
+    counts: &BTreeMap<Label, usize>,
+    rng: &mut Rng,
+    skip: &[Recipe],
+    allowed: &dyn Fn(&Recipe) -> bool,
+) -> Option<Recipe> {
+    let deficit = |p: u8| deficit(mix, counts, p);
+    let open: Vec<&Recipe> = RECIPES
+        .iter()
+        .filter(|r| r.class == class && !skip.contains(r) && allowed(r))
+        .filter(|r| r.aims.iter().any(|p| mix.share(Label::p(*p)) > 0.0))
+        .collect();
+    let behind: Vec<(&Recipe, f64)> = open
+        .iter()
+        .map(|r| (*r, r.aims.iter().map(|p| deficit(*p)).sum::<f64>()))
+        .collect();
+    let weighted: Vec<(&Recipe, f64)> = if behind.iter().any(|(_, w)| *w > 0.0) {
+        behind
+    } else {
+        // On target everywhere: follow the target itself.
+        open.iter()
+            .map(|r| (*r, r.aims.iter().map(|p| mix.share(Label::p(*p))).sum()))
+            .collect()
+    };
+    draw_weighted(rng, weighted.into_iter()).copied()
+}
+
+/// A number in [0, 1).
+fn unit(rng: &mut Rng) -> f64 {
+    (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// One item, with probability proportional to its weight; None when all weigh nothing.
+fn draw_weighted<T>(rng: &mut Rng, items: impl Iterator<Item = (T, f64)>) -> Option<T> {
+    let items: Vec<(T, f64)> = items.filter(|(_, w)| *w > 0.0).collect();
+    let total: f64 = items.iter().map(|(_, w)| w).sum();
+    let mut at = unit(rng) * total;
+    let last = items.len().checked_sub(1)?;
+    for (i, (item, w)) in items.into_iter().enumerate() {
+        if at < w || i == last {
+            return Some(item);
+        }
+        at -= w;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn drawn_releases_follow_the_shipped_shape() {
+        let mix = Mix::shipped();
+        let mut rng = Rng::new(7);
+        let mut sizes: Vec<usize> = (0..2000)
+            .map(|_| draw_classes(&mix, &mut rng, 50).len())
+            .collect();
+        sizes.sort_unstable();
+        assert_eq!(sizes[sizes.len() / 2], 4);
+        let more = sizes.iter().filter(|n| **n > 1).count() as f64 / sizes.len() as f64;
+        assert!((more - 0.79).abs() < 0.04, "{more}");
+        assert!(draw_classes(&mix, &mut rng, 2).len() <= 2);
+    }
+
+    #[test]
+    fn the_recipe_chosen_is_the_one_the_run_lacks() {
+        let mix = Mix::parse("[patterns]\nP1 = 1\nP3 = 1\n", "t", Some(Mix::shipped())).unwrap();
+        let counts: BTreeMap<Label, usize> = [(Label::p(1), 10)].into();
+        let mut rng = Rng::new(1);
+        for _ in 0..20 {
+            let r = choose(&mix, Class::Single, &counts, &mut rng, &[], &|_| true).unwrap();
+            assert_eq!(r.operators, ["O10"]);
+        }
+    }
+}

@@ -1,0 +1,300 @@
+//! Release-shaped versions (`--shape release`) on fixture servers: several changes per version,
+//! each with its own proof and patterns in the record, the commit and `log --json`; a change
+//! that fails its check dropped and the rest committed; the target mix read from a user's file,
+//! and a malformed one refused by its line and field.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use mcpevol::evolve::{self, Backend, EvolveOptions, ReleaseProposer, RoundStatus};
+use mcpevol::hunks::Hunk;
+use mcpevol::mutate::Proposal;
+use mcpevol::operators::OperatorId;
+use mcpevol::release::{Mix, Shape};
+use mcpevol::version_record::{self, RejectionKind};
+use mcpevol::workspace::{VersionTag, Workspace};
+
+fn workspace(dir: &Path, fixture: &str) -> PathBuf {
+    common::require_npm_install(&common::repo().join("fixtures"));
+    let work = dir.join("work");
+    let source = common::repo().join("fixtures").join(fixture);
+    common::ok(common::mcpevol(&[
+        "init",
+        &source.to_string_lossy(),
+        &work.to_string_lossy(),
+    ]));
+    work
+}
+
+fn log_json(work: &Path) -> serde_json::Value {
+    let out = common::ok(common::mcpevol(&["log", &work.to_string_lossy(), "--json"]));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn a_release_has_several_changes_each_with_its_own_proof_and_patterns() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = workspace(dir.path(), "register-esm");
+    // Four tools a release, the real pattern mix: several changes whatever the seed draws.
+    let mix = dir.path().join("four.toml");
+    std::fs::write(&mix, "[tools]\n4 = 1\n").unwrap();
+    let w = work.to_string_lossy();
+    let args = [
+        "evolve", &w, "--rounds", "1", "--seed", "3", "--shape", "release",
+    ];
+    common::ok(common::mcpevol(
+        &[&args[..], &["--mix", &mix.to_string_lossy()]].concat(),
+    ));
+
+    let ws = Workspace::open(&work).unwrap();
+    let record = version_record::read_round(&ws, VersionTag::new(1))
+        .unwrap()
+        .unwrap();
+    assert!(record.changes.len() >= 3, "{:#?}", record.changes);
+    let release = record
+        .release
+        .as_ref()
+        .expect("the record says it is a release");
+    assert_eq!(release.planned_tools, 4);
+    assert_eq!(release.mix, mix.to_string_lossy());
+    for c in &record.changes {
+        assert!(!c.patterns.is_empty(), "{c:?}");
+        assert!(!c.proposal.hunks.is_empty(), "{c:?}");
+    }
+    let tools: std::collections::BTreeSet<String> =
+        record.changes.iter().flat_map(|c| c.tools()).collect();
+    assert!(tools.len() >= 3, "{tools:?}");
+
+    let message =
+        String::from_utf8(common::git(&work, &["log", "-1", "--format=%B", "v1"]).stdout).unwrap();
+    assert!(message.contains("Mcpevol-Shape: release"), "{message}");
+    for c in &record.changes {
+        let line = format!(
+            "- {} {} on {}",
+            c.proposal.operator,
+            c.operator_name,
+            c.tools().join(", ")
+        );
+        assert!(message.contains(&line), "{line} not in {message}");
+    }
+
+    let log = log_json(&work);
+    let changes = log["versions"][1]["changes"].as_array().unwrap();
+    assert_eq!(changes.len(), record.changes.len());
+    for (shown, kept) in changes.iter().zip(&record.changes) {
+        assert_eq!(shown["operator"], kept.proposal.operator.as_str());
+        assert!(shown["patterns"].as_array().is_some_and(|p| !p.is_empty()));
+        assert!(
+            shown["proof"] == "proven" || shown["proof"] == "unproven",
+            "{shown}"
+        );
+    }
+    let mix = &log["mix"];
+    assert!(mix["events"].as_u64().unwrap() >= 3, "{mix}");
+    assert!(mix["target"]["P2"].as_f64().unwrap() > 0.17, "{mix}");
+    let tv = mix["tv_distance"].as_f64().unwrap();
+    assert!(tv > 0.0 && tv <= 1.0, "{mix}");
+
+    let page = report(&work);
+    assert!(page.contains("<h3>Pattern mix</h3>"), "no mix table");
+    assert!(page.contains(&format!("distance {tv:.3}")));
+    for c in &record.changes {
+        let item = format!("<li>{} {} on <code>", c.proposal.operator, c.operator_name);
+        assert!(page.contains(&item), "{item} not in the report");
+    }
+}
+
+/// The HTML report of a workspace.
+fn report(work: &Path) -> String {
+    let page = work.with_extension("html");
+    common::ok(common::mcpevol(&[
+        "report",
+        &work.to_string_lossy(),
+        "--html",
+        &page.to_string_lossy(),
+    ]));
+    std::fs::read_to_string(page).unwrap()
+}
+
+const FILE: &str = "server.js";
+
+fn o9(tool: &str, hunks: Vec<Hunk>) -> Proposal {
+    Proposal {
+        operator: OperatorId::parse("O9"),
+        targets: vec![tool.into()],
+        added: Vec::new(),
+        summary: format!("Tool Description Update: `{tool}`"),
+        hunks,
+        effects: Vec::new(),
+    }
+}
+
+#[test]
+fn a_change_that_fails_its_check_is_dropped_and_the_rest_committed() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = workspace(dir.path(), "switch-esm");
+    let good = o9(
+        "get_forecast",
+        vec![Hunk::new(
+            FILE,
+            "\"Get today's forecast for a city\"",
+            "\"Get today's forecast for a city by its name\"",
+        )],
+    );
+    // Dishonest: called a description update, it also changes what the tool answers.
+    let bad = o9(
+        "list_cities",
+        vec![
+            Hunk::new(
+                FILE,
+                "\"List the cities that have forecasts\"",
+                "\"List the cities that have forecasts. Each name is one a forecast call accepts.\"",
+            ),
+            Hunk::new(
+                FILE,
+                "Object.keys(CITIES).join(\", \")",
+                "Object.keys(CITIES).join(\" | \")",
+            ),
+        ],
+    );
+    let changes = vec![bad.clone(), good.clone()];
+    let backend = Backend::Custom(Arc::new(move || {
+        Box::new(ReleaseProposer::given(
+            Arc::new(Mix::shipped()),
+            changes.clone(),
+        ))
+    }));
+    let opts = EvolveOptions {
+        shape: Shape::Release,
+        max_failed_rounds: 1,
+        ..EvolveOptions::new(1, 1)
+    };
+    let rounds = tokio::runtime::Runtime::new()
+        .unwrap()
+        .block_on(evolve::evolve(&work, &backend, &opts, |_| {}))
+        .unwrap();
+    assert_eq!(rounds[0].status, RoundStatus::Committed, "{rounds:?}");
+    assert_eq!(rounds[0].attempts, 2);
+
+    let ws = Workspace::open(&work).unwrap();
+    let record = version_record::read_round(&ws, VersionTag::new(1))
+        .unwrap()
+        .unwrap();
+    let kept: Vec<&str> = record
+        .changes
+        .iter()
+        .flat_map(|c| c.proposal.targets.iter().map(String::as_str))
+        .collect();
+    assert_eq!(kept, ["get_forecast"]);
+    assert_eq!(record.rejected.len(), 1, "{:#?}", record.rejected);
+    let dropped = &record.rejected[0];
+    assert_eq!(dropped.targets, ["list_cities"]);
+    assert_eq!(dropped.kind, RejectionKind::Test);
+    assert!(
+        dropped
+            .reason
+            .starts_with("dropped from the release: test of `list_cities` failed"),
+        "{}",
+        dropped.reason
+    );
+    assert_eq!(dropped.hunks, bad.hunks);
+    let text = std::fs::read_to_string(work.join(FILE)).unwrap();
+    assert!(text.contains("by its name") && text.contains("join(\", \")"));
+    let page = report(&work);
+    assert!(
+        page.contains(
+            "<li class=\"dropped\">O9 on <code>list_cities</code> · dropped from the release"
+        ),
+        "the report does not show the dropped change"
+    );
+}
+
+#[test]
+fn the_mix_file_decides_what_a_release_is_made_of() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = workspace(dir.path(), "register-esm");
+    // Only tool descriptions, two tools a release, nothing composite.
+    let mix = dir.path().join("descriptions.toml");
+    std::fs::write(
+        &mix,
+        "[patterns]\nP1 = 1\n\n[tools]\n2 = 1\n\n[composite]\nshare = 0\n",
+    )
+    .unwrap();
+    let w = work.to_string_lossy();
+    let m = mix.to_string_lossy();
+    common::ok(common::mcpevol(&[
+        "evolve", &w, "--rounds", "1", "--seed", "5", "--shape", "release", "--mix", &m,
+    ]));
+    let ws = Workspace::open(&work).unwrap();
+    let record = version_record::read_round(&ws, VersionTag::new(1))
+        .unwrap()
+        .unwrap();
+    let ops: Vec<&str> = record
+        .changes
+        .iter()
+        .map(|c| c.proposal.operator.as_str())
+        .collect();
+    assert_eq!(ops, ["O9", "O9"]);
+    let release = record.release.unwrap();
+    assert_eq!((release.planned_tools, release.planned_composite), (2, 0));
+    let log = log_json(&work);
+    assert_eq!(log["mix"]["source"], m.as_ref());
+    assert_eq!(log["mix"]["target"], serde_json::json!({ "P1": 1.0 }));
+    assert_eq!(log["mix"]["realised"], serde_json::json!({ "P1": 1.0 }));
+    assert_eq!(log["mix"]["tv_distance"], 0.0);
+}
+
+#[test]
+fn a_malformed_mix_file_is_refused_naming_its_line_and_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("not-made");
+    let w = work.to_string_lossy();
+    let bad = dir.path().join("bad.toml");
+    let run = |text: &str, extra: &[&str]| {
+        std::fs::write(&bad, text).unwrap();
+        let b = bad.to_string_lossy();
+        let out =
+            common::mcpevol(&[&["evolve", &w, "--rounds", "1", "--mix", &b][..], extra].concat());
+        assert!(!out.status.success());
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let release = ["--shape", "release"];
+    let err = run("[patterns]\nP1 = 3\nP42 = 1\n", &release);
+    assert!(err.contains("bad.toml:3: `patterns.P42`"), "{err}");
+    let err = run("[patterns]\nP1 = 3\n\n[composite]\nshare = 2\n", &release);
+    assert!(err.contains("bad.toml:5: `composite.share`"), "{err}");
+    let err = run("[patterns\nP1 = 3\n", &release);
+    assert!(
+        err.contains("is not TOML") && err.contains("line 1"),
+        "{err}"
+    );
+    let err = run("[patterns]\nP1 = 3\n", &[]);
+    assert!(
+        err.contains("--mix is the target of --shape release"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_release_refuses_a_replayed_model_and_a_forced_operator() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = workspace(dir.path(), "switch-esm");
+    let w = work.to_string_lossy();
+    let release = ["evolve", &w, "--rounds", "1", "--shape", "release"];
+    let refused = |extra: &[&str]| {
+        let out = common::mcpevol(&[&release[..], extra].concat());
+        assert!(!out.status.success());
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let err = refused(&["--backend", "replay", "--from", &w]);
+    assert!(
+        err.contains("--shape release is built for the rules backend"),
+        "{err}"
+    );
+    let err = refused(&["--operator", "O9"]);
+    assert!(err.contains("it takes no --operator"), "{err}");
+    let ws = Workspace::open(&work).unwrap();
+    assert_eq!(ws.versions().unwrap().len(), 1, "nothing was committed");
+}
