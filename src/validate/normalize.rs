@@ -4,8 +4,8 @@
 //! Two ways: [`normalize`] replaces every value of a volatile shape, for messages and for
 //! comparing two answers of one session; [`Volatile`] is learned from the two answers the
 //! previous version gave to the same call, and replaces only what varied between them, plus
-//! clock readings close to now, so that a changed count, size or id behind a shape of the
-//! first kind is still seen.
+//! clock readings close to now and durations, so that a changed count, size or id behind a
+//! shape of the first kind is still seen.
 
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
@@ -14,12 +14,15 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use regex::{Captures, Regex};
 
 /// What a shape of volatile value is: a reading of the clock (replaced when it reads close to
-/// now, whether or not it varied), or anything else (replaced only where it varied).
+/// now, whether or not it varied), a duration (always replaced: an uptime or an elapsed time
+/// often reads the same in the two baseline runs and differs later), or anything else
+/// (replaced only where it varied).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Shape {
     DateTime,
     TimeOfDay,
     Epoch,
+    Duration,
     Other,
 }
 
@@ -56,7 +59,7 @@ static RULES: LazyLock<Vec<(Regex, &'static str, Shape)>> = LazyLock::new(|| {
         (
             r"\b\d+(\.\d+)?\s?(ns|µs|us|ms|s|sec|seconds|milliseconds)\b",
             "<duration>",
-            Shape::Other,
+            Shape::Duration,
         ),
         // Epoch milliseconds or seconds, long hex ids, random base-36 ids.
         (r"\b1[5-9]\d{8}(\d{3})?\b", "<epoch>", Shape::Epoch),
@@ -168,6 +171,7 @@ fn reads_now(shape: Shape, c: &Captures, now: u64) -> bool {
     let num = |i: usize| c.get(i).and_then(|m| m.as_str().parse::<i64>().ok());
     match shape {
         Shape::Other => false,
+        Shape::Duration => true,
         Shape::DateTime => match (num(1), num(2), num(3)) {
             (Some(y), Some(m), Some(d)) => {
                 (days_from_civil(y, m, d) * 86_400 - now).abs() <= DAY_SECS
