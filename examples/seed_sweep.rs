@@ -71,7 +71,7 @@ fn main() -> anyhow::Result<()> {
                 let versions = ws.versions()?;
                 row.reached.push(versions.last().map_or(0, |v| v.number()));
                 for v in versions.iter().skip(1) {
-                    if let Some(r) = version_record::read_round(&ws, &v.tag)? {
+                    if let Some(r) = version_record::read_round(&ws, v.tag)? {
                         let t = r.tally();
                         row.tally.passed += t.passed;
                         row.tally.failed += t.failed;

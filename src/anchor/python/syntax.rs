@@ -212,47 +212,6 @@ pub fn last_segment(callee: &str) -> &str {
     callee.rsplit('.').next().unwrap_or(callee)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn first_string(src: &str) -> Option<String> {
-        let tree = crate::anchor::parse(src, crate::anchor::grammar::Lang::Python).unwrap();
-        let mut stack = vec![tree.root_node()];
-        while let Some(n) = stack.pop() {
-            if matches!(n.kind(), "string" | "concatenated_string") {
-                return string_value(n, src);
-            }
-            let mut c = n.walk();
-            let children: Vec<Node> = n.children(&mut c).collect();
-            stack.extend(children.into_iter().rev());
-        }
-        panic!("no string in {src}")
-    }
-
-    #[test]
-    fn python_strings_are_read_with_escapes_prefixes_and_concatenation() {
-        assert_eq!(first_string(r#"x = "a\nb""#).as_deref(), Some("a\nb"));
-        assert_eq!(first_string(r#"x = r"a\nb""#).as_deref(), Some("a\\nb"));
-        assert_eq!(first_string("x = ('a' \"b\")").as_deref(), Some("ab"));
-        assert_eq!(first_string("x = f\"a{b}\"").as_deref(), None);
-        assert_eq!(first_string("x = f\"plain\"").as_deref(), Some("plain"));
-        assert_eq!(
-            first_string("x = '''multi\nline'''").as_deref(),
-            Some("multi\nline")
-        );
-        assert_eq!(first_string(r#"x = "\u00e9\x41""#).as_deref(), Some("éA"));
-    }
-
-    #[test]
-    fn docstrings_are_cleaned_like_inspect_cleandoc() {
-        assert_eq!(
-            cleandoc("Get the time.\n\n        Args:\n            tz: zone\n    "),
-            "Get the time.\n\nArgs:\n    tz: zone"
-        );
-    }
-}
-
 /// A Python description as a site mutators can edit. A plain one-line string literal (no prefix,
 /// not triple-quoted: its escapes are a JavaScript string's) is a `Literal`; a name is a constant
 /// (linking resolves it); other strings (docstrings, triple-quoted, prefixed) are read but
@@ -312,5 +271,46 @@ pub fn docstring_site(node: Node, cleaned: &str, rel: &str) -> crate::inventory:
             )
         },
         text: Some(cleaned.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn first_string(src: &str) -> Option<String> {
+        let tree = crate::anchor::parse(src, crate::anchor::grammar::Lang::Python).unwrap();
+        let mut stack = vec![tree.root_node()];
+        while let Some(n) = stack.pop() {
+            if matches!(n.kind(), "string" | "concatenated_string") {
+                return string_value(n, src);
+            }
+            let mut c = n.walk();
+            let children: Vec<Node> = n.children(&mut c).collect();
+            stack.extend(children.into_iter().rev());
+        }
+        panic!("no string in {src}")
+    }
+
+    #[test]
+    fn python_strings_are_read_with_escapes_prefixes_and_concatenation() {
+        assert_eq!(first_string(r#"x = "a\nb""#).as_deref(), Some("a\nb"));
+        assert_eq!(first_string(r#"x = r"a\nb""#).as_deref(), Some("a\\nb"));
+        assert_eq!(first_string("x = ('a' \"b\")").as_deref(), Some("ab"));
+        assert_eq!(first_string("x = f\"a{b}\"").as_deref(), None);
+        assert_eq!(first_string("x = f\"plain\"").as_deref(), Some("plain"));
+        assert_eq!(
+            first_string("x = '''multi\nline'''").as_deref(),
+            Some("multi\nline")
+        );
+        assert_eq!(first_string(r#"x = "\u00e9\x41""#).as_deref(), Some("éA"));
+    }
+
+    #[test]
+    fn docstrings_are_cleaned_like_inspect_cleandoc() {
+        assert_eq!(
+            cleandoc("Get the time.\n\n        Args:\n            tz: zone\n    "),
+            "Get the time.\n\nArgs:\n    tz: zone"
+        );
     }
 }
