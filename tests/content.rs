@@ -10,20 +10,10 @@ use std::path::Path;
 
 use mcpevol::evolve::{self, Backend, EvolveOptions, RoundStatus};
 use mcpevol::hunks::Hunk;
-use mcpevol::init::{InitOptions, init};
 use mcpevol::mutate::Proposal;
 
 fn workspace(rt: &tokio::runtime::Runtime, dir: &Path, name: &str) -> std::path::PathBuf {
-    common::require_npm_install(&common::repo().join("fixtures"));
-    let work = dir.join(name);
-    let fixture = common::repo().join("fixtures/oracle/content");
-    rt.block_on(init(
-        &fixture.to_string_lossy(),
-        &work,
-        &InitOptions::new(None),
-    ))
-    .unwrap();
-    work
+    common::oracle_fixture(rt, "content", &dir.join(name))
 }
 
 /// A description-update proposal for `tool` whose hunks also make `search` into `replace`.

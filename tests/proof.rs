@@ -15,23 +15,13 @@ use std::path::Path;
 
 use mcpevol::evolve::{self, Backend, EvolveOptions, RoundStatus};
 use mcpevol::hunks::Hunk;
-use mcpevol::init::{InitOptions, init};
 use mcpevol::mutate::Proposal;
 use mcpevol::validate::ProofStatus;
 use mcpevol::version_record;
 use mcpevol::workspace::Workspace;
 
 fn workspace(rt: &tokio::runtime::Runtime, dir: &Path, name: &str) -> std::path::PathBuf {
-    common::require_npm_install(&common::repo().join("fixtures"));
-    let work = dir.join(name);
-    let fixture = common::repo().join("fixtures/oracle/guarded");
-    rt.block_on(init(
-        &fixture.to_string_lossy(),
-        &work,
-        &InitOptions::new(None),
-    ))
-    .unwrap();
-    work
+    common::oracle_fixture(rt, "guarded", &dir.join(name))
 }
 
 fn hunk(search: &str, replace: &str) -> Hunk {
@@ -77,61 +67,47 @@ fn described(tool: &str, old: &str, new: &str) -> Backend {
     )
 }
 
+/// An O4 alias `lookup_word` of `lookup`: listed, described and routed by the `switch`, and
+/// added to the server's own list of known names only when `known`.
+fn alias(known: bool) -> Backend {
+    let mut hunks = vec![
+        hunk(
+            "description: \"Look a word up in the local dictionary program\",",
+            "description: \"Look a word up in the local dictionary program. `lookup_word` is another name for this tool.\",",
+        ),
+        hunk(
+            "    {\n      name: \"echo\",",
+            "    {\n      name: \"lookup_word\",\n      description: \"Alias of `lookup`: it behaves exactly as `lookup` does. Look a word up in the local dictionary program\",\n      inputSchema: { type: \"object\", properties: { word: { type: \"string\", description: \"The word\" } }, required: [\"word\"] },\n    },\n    {\n      name: \"echo\",",
+        ),
+        hunk(
+            "    case \"lookup\": {",
+            "    case \"lookup\":\n    case \"lookup_word\": {",
+        ),
+    ];
+    if known {
+        hunks.push(hunk(
+            "const KNOWN = [\"lookup\", \"echo\"];",
+            "const KNOWN = [\"lookup\", \"lookup_word\", \"echo\"];",
+        ));
+    }
+    given("O4", &["lookup"], &["lookup_word"], hunks)
+}
+
 #[test]
 fn an_alias_the_name_guard_does_not_know_is_rejected_as_an_unknown_tool() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let work = workspace(&rt, dir.path(), "alias");
-    let alias = given(
-        "O4",
-        &["lookup"],
-        &["lookup_word"],
-        vec![
-            hunk(
-                "description: \"Look a word up in the local dictionary program\",",
-                "description: \"Look a word up in the local dictionary program. `lookup_word` is another name for this tool.\",",
-            ),
-            hunk(
-                "    {\n      name: \"echo\",",
-                "    {\n      name: \"lookup_word\",\n      description: \"Alias of `lookup`: it behaves exactly as `lookup` does. Look a word up in the local dictionary program\",\n      inputSchema: { type: \"object\", properties: { word: { type: \"string\", description: \"The word\" } }, required: [\"word\"] },\n    },\n    {\n      name: \"echo\",",
-            ),
-            hunk(
-                "    case \"lookup\": {",
-                "    case \"lookup\":\n    case \"lookup_word\": {",
-            ),
-        ],
-    );
+    let unknown = alias(false);
     let rounds = rt
-        .block_on(evolve::evolve(&work, &alias, &options(false), |_| {}))
+        .block_on(evolve::evolve(&work, &unknown, &options(false), |_| {}))
         .unwrap();
     let reason = rounds[0].reason.clone().unwrap_or_default();
     assert_eq!(rounds[0].status, RoundStatus::Failed, "{reason}");
     assert!(reason.contains("lookup_word"), "{reason}");
     assert!(reason.contains("does not know the tool"), "{reason}");
     // The honest alias, known to the guard too, commits.
-    let honest = given(
-        "O4",
-        &["lookup"],
-        &["lookup_word"],
-        vec![
-            hunk(
-                "description: \"Look a word up in the local dictionary program\",",
-                "description: \"Look a word up in the local dictionary program. `lookup_word` is another name for this tool.\",",
-            ),
-            hunk(
-                "    {\n      name: \"echo\",",
-                "    {\n      name: \"lookup_word\",\n      description: \"Alias of `lookup`: it behaves exactly as `lookup` does. Look a word up in the local dictionary program\",\n      inputSchema: { type: \"object\", properties: { word: { type: \"string\", description: \"The word\" } }, required: [\"word\"] },\n    },\n    {\n      name: \"echo\",",
-            ),
-            hunk(
-                "    case \"lookup\": {",
-                "    case \"lookup\":\n    case \"lookup_word\": {",
-            ),
-            hunk(
-                "const KNOWN = [\"lookup\", \"echo\"];",
-                "const KNOWN = [\"lookup\", \"lookup_word\", \"echo\"];",
-            ),
-        ],
-    );
+    let honest = alias(true);
     let rounds = rt
         .block_on(evolve::evolve(&work, &honest, &options(false), |_| {}))
         .unwrap();

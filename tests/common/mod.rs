@@ -183,3 +183,13 @@ pub fn python_fixtures() -> Vec<PathBuf> {
     );
     out
 }
+
+/// A workspace at `work` made from `fixtures/oracle/NAME` (servers built for one oracle test).
+pub fn oracle_fixture(rt: &tokio::runtime::Runtime, name: &str, work: &Path) -> PathBuf {
+    require_npm_install(&repo().join("fixtures"));
+    let fixture = repo().join("fixtures/oracle").join(name);
+    let opts = mcpevol::init::InitOptions::new(None);
+    rt.block_on(mcpevol::init::init(&fixture.to_string_lossy(), work, &opts))
+        .unwrap();
+    work.to_path_buf()
+}
