@@ -1,7 +1,9 @@
 //! The oracle compares every kind of answer, not only text: a version that changes an image,
 //! structured content or an embedded resource, or a number the old normaliser hid behind a
 //! placeholder (a 10-digit count, a long lowercase token), is rejected; a version
-//! that changes only a description commits. On `fixtures/oracle/content`, whose answers are
+//! that changes only a description commits. A description round that also changes what an
+//! optional parameter does is rejected too: each tool is called again with its optional
+//! parameters set. On `fixtures/oracle/content`, whose answers are
 //! the same from run to run.
 
 mod common;
@@ -11,6 +13,7 @@ use std::path::Path;
 use mcpevol::evolve::{self, Backend, EvolveOptions, RoundStatus};
 use mcpevol::hunks::Hunk;
 use mcpevol::mutate::Proposal;
+use mcpevol::validate::Effect;
 
 fn workspace(rt: &tokio::runtime::Runtime, dir: &Path, name: &str) -> std::path::PathBuf {
     common::oracle_fixture(rt, "content", &dir.join(name))
@@ -56,6 +59,7 @@ const DESCRIPTIONS: &[(&str, &str)] = &[
         "report",
         "A fixed report with a duration, a count and an id",
     ),
+    ("greet", "Greet someone by name"),
 ];
 
 fn options() -> EvolveOptions {
@@ -134,4 +138,144 @@ fn a_description_change_alone_commits_on_the_same_server() {
         "{:?}",
         rounds[0].reason
     );
+}
+
+#[test]
+fn a_description_round_changing_optional_param_behaviour_is_rejected() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    // Only `loud: true` reaches the changed code: the call with the required `name` alone
+    // answers as before.
+    let work = workspace(&rt, dir.path(), "loud");
+    let backend = quietly("greet", "text.toUpperCase() + \"!\"", "text.toUpperCase()");
+    let rounds = rt
+        .block_on(evolve::evolve(&work, &backend, &options(), |_| {}))
+        .unwrap();
+    let reason = rounds[0].reason.clone().unwrap_or_default();
+    assert_eq!(rounds[0].status, RoundStatus::Failed, "{reason}");
+    assert!(
+        reason.contains("greet") && reason.contains("differs"),
+        "{reason}"
+    );
+
+    // The description alone commits, and its record shows the call with `loud` set compared.
+    let honest = workspace(&rt, dir.path(), "honest");
+    let rounds = rt
+        .block_on(evolve::evolve(
+            &honest,
+            &quietly("greet", "", ""),
+            &options(),
+            |_| {},
+        ))
+        .unwrap();
+    assert_eq!(
+        rounds[0].status,
+        RoundStatus::Committed,
+        "{:?}",
+        rounds[0].reason
+    );
+    let ws = mcpevol::workspace::Workspace::open(&honest).unwrap();
+    let round = mcpevol::version_record::read_round(&ws, rounds[0].version)
+        .unwrap()
+        .unwrap();
+    let loud = round.tests.iter().find(|t| {
+        t.tool == "greet"
+            && t.check
+                == mcpevol::validate::Check::WithOptions {
+                    params: vec!["loud".into()],
+                }
+    });
+    let loud = loud.expect("a call of greet with loud set");
+    assert!(loud.passed, "{loud:?}");
+    assert_eq!(loud.arguments["loud"], serde_json::json!(true));
+}
+
+/// A proposal of `operator` with the given hunks of `server.js` and claims.
+fn given(
+    operator: &str,
+    targets: &[&str],
+    added: &[&str],
+    hunks: &[(&str, &str)],
+    effects: Vec<Effect>,
+) -> Backend {
+    let names = |l: &[&str]| l.iter().map(|s| s.to_string()).collect();
+    Backend::Given {
+        proposal: Box::new(Proposal {
+            operator: mcpevol::operators::OperatorId::parse(operator),
+            targets: names(targets),
+            added: names(added),
+            summary: format!("{operator} on {}", targets.join(", ")),
+            hunks: hunks
+                .iter()
+                .map(|(search, replace)| Hunk {
+                    file: "server.js".into(),
+                    search: search.to_string(),
+                    replace: replace.to_string(),
+                })
+                .collect(),
+            effects,
+        }),
+    }
+}
+
+const REPORT_ENTRY: &str = r#"{ name: "report", description: "A fixed report with a duration, a count and an id", inputSchema: { type: "object", properties: {} } },"#;
+const SUMMARY_ENTRY: &str = r#"{ name: "summary", description: "The fixed report, under an optional heading", inputSchema: { type: "object", properties: { heading: { type: "string" } } } },"#;
+
+#[test]
+fn a_removed_tools_named_successor_must_answer_its_calls() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let run = |name: &str, backend: &Backend| {
+        let work = workspace(&rt, dir.path(), name);
+        let rounds = rt
+            .block_on(evolve::evolve(&work, backend, &options(), |_| {}))
+            .unwrap();
+        (
+            rounds[0].status,
+            rounds[0].reason.clone().unwrap_or_default(),
+        )
+    };
+    let replaced = |answer: &str| {
+        let claim = Effect::Variant {
+            tool: "summary".into(),
+            source: "report".into(),
+            max_chars: None,
+        };
+        given(
+            "O2",
+            &["report"],
+            &["summary"],
+            &[
+                (REPORT_ENTRY, SUMMARY_ENTRY),
+                ("case \"report\":", "case \"summary\":"),
+                ("rows 1700000000", answer),
+            ],
+            vec![claim],
+        )
+    };
+    // The successor answers the removed tool's call as it answered: committed.
+    let (status, reason) = run("honest", &replaced("rows 1700000000"));
+    assert_eq!(status, RoundStatus::Committed, "{reason}");
+    // It answers otherwise: rejected, the claim named.
+    let (status, reason) = run("dishonest", &replaced("rows 17"));
+    assert_eq!(status, RoundStatus::Failed, "{reason}");
+    assert!(reason.contains("successor of `report`"), "{reason}");
+
+    // A removal naming a tool that stays as its successor, which answers otherwise: rejected.
+    let removal = given(
+        "O3",
+        &["report"],
+        &[],
+        &[
+            (REPORT_ENTRY, ""),
+            ("case \"report\":", "case \"report-retired\":"),
+        ],
+        vec![Effect::Successor {
+            tool: "report".into(),
+            successor: "chart".into(),
+        }],
+    );
+    let (status, reason) = run("elsewhere", &removal);
+    assert_eq!(status, RoundStatus::Failed, "{reason}");
+    assert!(reason.contains("successor of `report`"), "{reason}");
 }

@@ -65,11 +65,7 @@ pub(super) async fn observe(
     })?;
     let planned: Vec<PlannedCall> = calls
         .iter()
-        .map(|c| PlannedCall {
-            name: c.tool.clone(),
-            arguments: c.arguments.clone(),
-            skip: false,
-        })
+        .map(|c| PlannedCall::new(&c.tool, c.arguments.clone()))
         .collect();
     let (observed, unknown) = validate::observe_calls(
         snapshot.dir.path(),

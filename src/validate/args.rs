@@ -194,6 +194,41 @@ pub(crate) fn value_for(schema: &Value, name: &str) -> Value {
     .value(schema, name, 1)
 }
 
+/// A valid value for an optional parameter that differs from what the server assumes without
+/// it (its `default`), so that setting it shows behaviour the required-only call never reaches:
+/// another `enum` member, the other boolean, a number past the default within its bounds.
+/// None when the schema leaves no other value (a `const`, a one-member `enum`).
+pub(crate) fn other_value(schema: &Value, name: &str) -> Option<Value> {
+    if schema.get("const").is_some() {
+        return None;
+    }
+    let default = schema.get("default");
+    if let Some(members) = schema["enum"].as_array() {
+        return members.iter().find(|m| Some(*m) != default).cloned();
+    }
+    let mut plain = schema.clone();
+    if let Some(o) = plain.as_object_mut() {
+        o.remove("default");
+    }
+    let value = match (&schema["type"], default) {
+        (t, d) if t == "boolean" => json!(!d.and_then(Value::as_bool).unwrap_or(false)),
+        (t, Some(d)) if (t == "integer" || t == "number") && d.is_number() => {
+            let next = d.as_f64().unwrap_or(0.0) + 1.0;
+            let within = schema["maximum"].as_f64().is_none_or(|m| next <= m);
+            if !within {
+                return None;
+            }
+            if t == "integer" || next.fract() == 0.0 {
+                json!(next as i64)
+            } else {
+                json!(next)
+            }
+        }
+        _ => value_for(&plain, name),
+    };
+    (Some(&value) != default && !value.is_null()).then_some(value)
+}
+
 /// The value a description gives as an example ("City name, e.g. paris"), which the server
 /// is more likely to know than a made-up word.
 fn example_in(description: &str) -> Option<String> {
@@ -252,6 +287,35 @@ mod tests {
         assert_eq!(example_in("Free text"), None);
         let schema = json!({"type": "object", "properties": {"city": {"type": "string", "description": "City, e.g. lima"}}, "required": ["city"]});
         assert_eq!(arguments_for(&schema)["city"], "lima");
+    }
+
+    #[test]
+    fn an_optional_value_differs_from_what_the_server_assumes_without_it() {
+        let other = |schema: Value| other_value(&schema, "p");
+        assert_eq!(other(json!({"type": "boolean"})), Some(json!(true)));
+        assert_eq!(
+            other(json!({"type": "boolean", "default": true})),
+            Some(json!(false))
+        );
+        assert_eq!(
+            other(json!({"type": "string", "enum": ["a", "b"], "default": "a"})),
+            Some(json!("b"))
+        );
+        assert_eq!(
+            other(json!({"type": "integer", "default": 10, "maximum": 100})),
+            Some(json!(11))
+        );
+        assert_eq!(
+            other(json!({"type": "integer", "default": 5, "maximum": 5})),
+            None
+        );
+        assert_eq!(
+            other(json!({"type": "string", "enum": ["only"]})),
+            Some(json!("only"))
+        );
+        assert_eq!(other(json!({"const": "x"})), None);
+        assert_eq!(other(json!({"type": "string", "default": "test"})), None);
+        assert_eq!(other(json!({"type": "string"})), Some(json!("test")));
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! What the previous version answers: every listed tool called once, as its plan says
 //! (`discover.rs` finds calls that answer), in two fresh sessions (to learn which outputs are
-//! deterministic), and how the server answers a tool name it never had (to recognise "unknown
+//! deterministic), then again with its optional parameters set where that call answered
+//! (`plan::with_options`), and how the server answers a tool name it never had (to recognise "unknown
 //! tool" by shape, not by words).
 
 use std::path::Path;
@@ -13,10 +14,11 @@ use super::CALL_TIMEOUT;
 use super::args::arguments_for;
 use super::discover::{FirstAnswer, discover};
 use super::normalize::{Volatile, normalize};
-use super::plan::trial_order;
 pub use super::plan::{CallHints, PlannedCall};
-use super::unknown::{PROBE_TOOLS, UnknownShape};
-use crate::server::session::{CallStatus, Outcome, Session};
+use super::plan::{and_options, trial_order};
+use super::sessions::observe_calls;
+use super::unknown::UnknownShape;
+use crate::server::session::{CallStatus, Outcome};
 use crate::server::{LaunchConfig, ServerError};
 
 /// One call at the previous version.
@@ -87,7 +89,19 @@ pub struct Baseline {
     /// Listed tools in the order they were called, each with the arguments it was called
     /// with: the plan a later version is called with too.
     pub calls: IndexMap<String, Observation>,
+    /// Tools called again with optional parameters set, after all of `calls`, in this order;
+    /// only the calls that answered without error (a failed one proves nothing later).
+    pub optional: Vec<WithOptions>,
     pub unknown: Option<UnknownShape>,
+}
+
+/// A tool's call of [`Baseline::calls`] made again with some optional parameters set.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WithOptions {
+    pub tool: String,
+    /// The parameters set beyond the plain call's.
+    pub params: Vec<String>,
+    pub seen: Observation,
 }
 
 /// The normalised parts of an outcome (its message when it has no content), then its
@@ -116,7 +130,7 @@ const PART_BREAK: &str = "\n\u{1e}\n";
 
 /// An answer's parts as one text (its message when it has no content), for learning and
 /// applying a [`Volatile`] across all of them.
-fn whole(outcome: &Outcome) -> String {
+pub(super) fn whole(outcome: &Outcome) -> String {
     if outcome.parts.is_empty() && outcome.other.is_empty() {
         return outcome.text.clone();
     }
@@ -141,7 +155,7 @@ pub fn parts_as_learned(outcome: &Outcome, volatile: &Volatile) -> Vec<String> {
 
 impl Baseline {
     /// Starts the server at `root` twice at once, and calls every tool of `tools` once in both,
-    /// as the plan says; the first session also asks for the [`PROBE_TOOLS`] at the end. The plan
+    /// as the plan says; the first session also asks for the [`PROBE_TOOLS`](super::PROBE_TOOLS) at the end. The plan
     /// starts from the calls of the last checks (`hints`; a tool without one gets its
     /// schema-built call), ordered by [`trial_order`]. When a tool fails, a search for calls
     /// that answer follows (see [`discover`]), and if it finds any, the better plan is
@@ -168,7 +182,8 @@ impl Baseline {
                 PlannedCall::new(name, arguments)
             })
             .collect();
-        let observed = Baseline::observe_plan(root, config, &first, timeout).await?;
+        let observed =
+            Baseline::observe_plan(root, config, &and_options(&first, &listed), timeout).await?;
         let answers: Vec<FirstAnswer> = first
             .iter()
             .filter_map(|c| observed.calls.get(&c.name))
@@ -183,7 +198,8 @@ impl Baseline {
         let Some(better) = discover(root, config, &listed, &first, &answers, timeout).await? else {
             return Ok(observed);
         };
-        let again = Baseline::observe_plan(root, config, &better, timeout).await?;
+        let again =
+            Baseline::observe_plan(root, config, &and_options(&better, &listed), timeout).await?;
         // What answered in the search's one session may not in two fresh ones (an id that
         // differs at each start): the first plan is kept only if its observation answers more.
         let answering = |b: &Baseline| {
@@ -209,7 +225,7 @@ impl Baseline {
         timeout: Duration,
     ) -> Result<Baseline, ServerError> {
         let listed = in_call_order(tools);
-        let planned: Vec<PlannedCall> = baseline
+        let mut planned: Vec<PlannedCall> = baseline
             .calls
             .iter()
             .filter(|(name, _)| listed.iter().any(|(n, _)| n == name))
@@ -218,10 +234,19 @@ impl Baseline {
                 ..PlannedCall::new(name, seen.arguments.clone())
             })
             .collect();
+        for o in &baseline.optional {
+            if let Some(i) = planned.iter().position(|p| p.name == o.tool) {
+                planned.push(PlannedCall {
+                    after: Some(i),
+                    ..PlannedCall::new(&o.tool, o.seen.arguments.clone())
+                });
+            }
+        }
         Baseline::observe_plan(root, config, &planned, timeout).await
     }
 
-    /// `planned` made in two sessions at once, as a baseline.
+    /// `planned` made in two sessions at once, as a baseline: the calls made after another
+    /// (`PlannedCall::after`) become [`Baseline::optional`] where they answered.
     pub async fn observe_plan(
         root: &Path,
         config: &LaunchConfig,
@@ -230,14 +255,36 @@ impl Baseline {
     ) -> Result<Baseline, ServerError> {
         let (observed, unknown) =
             observe_calls(root, config, planned, timeout, CALL_TIMEOUT).await?;
-        let calls: IndexMap<String, Observation> = planned
-            .iter()
-            .zip(observed)
-            .map(|(p, seen)| (p.name.clone(), seen))
-            .collect();
-        let mut calls = calls;
+        let mut calls = IndexMap::new();
+        let mut optional = Vec::new();
+        for (p, seen) in planned.iter().zip(observed) {
+            match p.after {
+                None => {
+                    calls.insert(p.name.clone(), seen);
+                }
+                Some(i) if seen.status == CallStatus::Ok => {
+                    let plain = &planned[i].arguments;
+                    let params = (seen.arguments.keys())
+                        .filter(|k| !plain.contains_key(*k))
+                        .cloned()
+                        .collect();
+                    let tool = p.name.clone();
+                    optional.push(WithOptions { tool, params, seen });
+                }
+                Some(_) => {}
+            }
+        }
         let unknown = mark_like_unknown(&mut calls, unknown);
-        Ok(Baseline { calls, unknown })
+        if let Some(shape) = &unknown {
+            for o in &mut optional {
+                o.seen.like_unknown = shape.matches(&o.seen.as_outcome(), &o.tool);
+            }
+        }
+        Ok(Baseline {
+            calls,
+            optional,
+            unknown,
+        })
     }
 
     /// How this baseline's tools were called and answered, as the next observation starts
@@ -271,47 +318,6 @@ fn mark_like_unknown(
     Some(shape)
 }
 
-/// Starts the server at `root` twice at once and makes `calls` in order in both; the first
-/// session also asks for the [`PROBE_TOOLS`] at the end, each call given `call_timeout`. Each
-/// answer is deterministic when both sessions gave the same normalised one. The unknown-tool shape is as the server answered
-/// the probe: see [`UnknownShape::answers_like_any`] before trusting it.
-pub async fn observe_calls(
-    root: &Path,
-    config: &LaunchConfig,
-    calls: &[PlannedCall],
-    timeout: Duration,
-    call_timeout: Duration,
-) -> Result<(Vec<Observation>, Option<UnknownShape>), ServerError> {
-    let (a, b) = tokio::join!(
-        session_calls(root, config, calls, timeout, call_timeout, true),
-        session_calls(root, config, calls, timeout, call_timeout, false),
-    );
-    let (first, unknown) = a?;
-    let (second, _) = b?;
-    let observed = calls
-        .iter()
-        .zip(first)
-        .zip(second)
-        .map(|((call, outcome), again)| {
-            let volatile = Volatile::learn(&whole(&outcome), &whole(&again));
-            let parts = parts_as_learned(&outcome, &volatile);
-            let deterministic =
-                again.status == outcome.status && parts_as_learned(&again, &volatile) == parts;
-            Observation {
-                arguments: call.arguments.clone(),
-                status: outcome.status,
-                parts,
-                raw: outcome.parts,
-                other: outcome.other,
-                volatile,
-                deterministic,
-                like_unknown: false,
-            }
-        })
-        .collect();
-    Ok((observed, unknown))
-}
-
 impl Baseline {
     /// This baseline with each output that `again` (more samples of the same version) answered
     /// differently marked as varying; None when `again` agrees on every deterministic output.
@@ -325,78 +331,16 @@ impl Baseline {
                 changed = true;
             }
         }
+        for o in out.optional.iter_mut().filter(|o| o.seen.deterministic) {
+            let agrees = (again.optional.iter())
+                .find(|a| a.tool == o.tool && a.seen.arguments == o.seen.arguments)
+                .is_some_and(|a| o.seen.confirmed_by(&a.seen));
+            if !agrees {
+                o.seen.deterministic = false;
+                changed = true;
+            }
+        }
         changed.then_some(out)
-    }
-}
-
-/// One session's calls of `calls`. A crash does not end them: the server is started again
-/// for the calls after it (in a fresh server, without what earlier calls made).
-async fn session_calls(
-    root: &Path,
-    config: &LaunchConfig,
-    calls: &[PlannedCall],
-    timeout: Duration,
-    call_timeout: Duration,
-    probe: bool,
-) -> Result<(Vec<Outcome>, Option<UnknownShape>), ServerError> {
-    let mut session = Some(listed_session(root, config, timeout).await?);
-    let mut outcomes = Vec::new();
-    for call in calls {
-        let outcome = match &session {
-            _ if call.skip => Outcome {
-                status: CallStatus::Timeout,
-                text: "not called: it timed out in the previous version".into(),
-                parts: Vec::new(),
-                other: Vec::new(),
-            },
-            None => Outcome {
-                status: CallStatus::Crashed,
-                text: "not called: the server crashed and did not start again".into(),
-                parts: Vec::new(),
-                other: Vec::new(),
-            },
-            Some(s) => {
-                s.call(&call.name, call.arguments.clone(), call_timeout)
-                    .await
-            }
-        };
-        if outcome.status == CallStatus::Crashed
-            && let Some(dead) = session.take()
-        {
-            dead.close().await;
-            session = listed_session(root, config, timeout).await.ok();
-        }
-        outcomes.push(outcome);
-    }
-    let unknown = match &session {
-        Some(s) if probe => {
-            let mut probes = Vec::new();
-            for name in PROBE_TOOLS {
-                probes.push((name, s.call(name, Map::new(), call_timeout).await));
-            }
-            UnknownShape::learn(&probes)
-        }
-        _ => None,
-    };
-    if let Some(s) = session {
-        s.close().await;
-    }
-    Ok((outcomes, unknown))
-}
-
-/// A started session whose tools were listed (some servers register tools on the listing).
-async fn listed_session(
-    root: &Path,
-    config: &LaunchConfig,
-    timeout: Duration,
-) -> Result<Session, ServerError> {
-    let mut session = Session::start(root, config, &[], timeout).await?;
-    match session.list_tools().await {
-        Ok(_) => Ok(session),
-        Err(e) => {
-            session.close().await;
-            Err(e)
-        }
     }
 }
 
@@ -431,7 +375,7 @@ mod tests {
                 parts: Vec::new(),
                 other: Vec::new(),
             },
-            PROBE_TOOLS[0],
+            crate::validate::PROBE_TOOLS[0],
         );
         let mut calls = IndexMap::from([
             ("quiet".to_string(), seen(CallStatus::Ok, "")),

@@ -21,6 +21,9 @@ pub enum Effect {
     },
     /// A value of `param` beyond its new bound is refused with an error, not passed on.
     Enforced { tool: String, param: String },
+    /// `tool`, removed, has `successor` (an existing tool or a new one) answer its calls: the
+    /// removed tool's previous call, sent to `successor`, answers as the removed tool did.
+    Successor { tool: String, successor: String },
 }
 
 impl Effect {
@@ -29,7 +32,8 @@ impl Effect {
             Effect::TruncateChars { tool, .. }
             | Effect::TruncateLines { tool, .. }
             | Effect::Variant { tool, .. }
-            | Effect::Enforced { tool, .. } => tool,
+            | Effect::Enforced { tool, .. }
+            | Effect::Successor { tool, .. } => tool,
         }
     }
 
@@ -39,7 +43,7 @@ impl Effect {
             Effect::TruncateChars { param, .. }
             | Effect::TruncateLines { param, .. }
             | Effect::Enforced { param, .. } => Some(param),
-            Effect::Variant { .. } => None,
+            Effect::Variant { .. } | Effect::Successor { .. } => None,
         }
     }
 }

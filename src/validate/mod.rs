@@ -23,14 +23,16 @@ pub mod effect;
 mod exercise;
 mod judge;
 pub mod normalize;
+mod params;
 mod plan;
 pub mod proof;
+mod sessions;
 mod unknown;
 pub use unknown::{PROBE_TOOLS, UnknownShape};
 
 pub use args::{MAX_ARGUMENT_BYTES, MAX_SCHEMA_DEPTH, arguments_for};
 pub use baseline::{
-    Baseline, CallHints, Observation, PlannedCall, in_call_order, normalized_parts, observe_calls,
+    Baseline, CallHints, Observation, PlannedCall, in_call_order, normalized_parts,
     parts_as_learned,
 };
 pub use discover::{CALLS_PER_TOOL, TIME_LIMIT as DISCOVERY_TIME_LIMIT};
@@ -38,6 +40,7 @@ pub use effect::Effect;
 pub use judge::{Compared, Verdict};
 pub use normalize::Volatile;
 pub use proof::{Proof, ProofStatus};
+pub use sessions::observe_calls;
 // The drift audit judges replayed calls with the oracle's own rules.
 pub(crate) use judge::{Judged, against, first_difference, hard_failure, quote};
 
@@ -63,6 +66,8 @@ pub enum Check {
     /// The call the previous version got, answered as it answered.
     #[default]
     AsBefore,
+    /// The previous version's call with optional parameters set, answered as it answered.
+    WithOptions { params: Vec<String> },
     /// A renamed tool on its new name, answering as the old name did.
     Renamed { from: String },
     /// The old name of a removed or renamed tool: refused as unknown.
@@ -220,6 +225,7 @@ pub async fn run(
         dead: false,
     };
     out.as_before().await;
+    out.with_options().await;
     out.exercise().await;
     out.results
 }
@@ -369,6 +375,46 @@ impl Oracle<'_> {
                 &seen.arguments,
                 outcome.status,
                 Some(seen.status),
+                judged,
+            ));
+        }
+    }
+}
+
+impl Oracle<'_> {
+    /// The previous version's calls with optional parameters set, for each tool whose schema
+    /// changed in its descriptions at most (other changes are exercised by their own checks):
+    /// what an optional parameter does must not change unseen, say in a description round.
+    async fn with_options(&mut self) {
+        let change = self.change;
+        for o in &self.baseline.optional {
+            let mut changes = change.changes_of(&o.tool);
+            let described_only = changes.all(|c| {
+                matches!(
+                    c.kind,
+                    ChangeKind::ToolDescriptionChanged | ChangeKind::ParamDescriptionChanged
+                )
+            });
+            if !described_only || change.tool(&o.tool).is_none() {
+                continue;
+            }
+            let kind = if change.changes_of(&o.tool).next().is_some() {
+                TestKind::Changed
+            } else {
+                TestKind::Unchanged
+            };
+            let outcome = self.call(&o.tool, &o.seen.arguments).await;
+            let judged = against(&o.seen, &outcome, &o.tool, self.unknown_for(&o.seen));
+            let check = Check::WithOptions {
+                params: o.params.clone(),
+            };
+            self.results.push(result(
+                &o.tool,
+                kind,
+                check,
+                &o.seen.arguments,
+                outcome.status,
+                Some(o.seen.status),
                 judged,
             ));
         }

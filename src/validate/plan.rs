@@ -17,6 +17,9 @@ pub struct PlannedCall {
     pub name: String,
     pub arguments: Map<String, Value>,
     pub skip: bool,
+    /// Made only if the call at this index of the same plan answered without error in the
+    /// same session (a tool's call with optional parameters set follows its plain call).
+    pub after: Option<usize>,
 }
 
 impl PlannedCall {
@@ -25,8 +28,71 @@ impl PlannedCall {
             name: name.to_string(),
             arguments,
             skip: false,
+            after: None,
         }
     }
+}
+
+/// How many calls with optional parameters set one tool gets at most: all of them at once,
+/// then the first ones alone (a server may refuse some together).
+pub const OPTIONAL_CALLS_PER_TOOL: usize = 3;
+
+/// The calls of one tool with its optional parameters set, each a value other than what the
+/// server assumes without it (`args::other_value`), on top of `base`, the call that answered:
+/// the parameters set, and the arguments. Behaviour behind an optional parameter is otherwise
+/// never compared from version to version.
+pub fn with_options(
+    schema: &Value,
+    base: &Map<String, Value>,
+) -> Vec<(Vec<String>, Map<String, Value>)> {
+    let required: Vec<&str> = schema["required"]
+        .as_array()
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let Some(props) = schema["properties"].as_object() else {
+        return Vec::new();
+    };
+    let optional: Vec<(String, Value)> = props
+        .iter()
+        .filter(|(name, _)| !required.contains(&name.as_str()) && !base.contains_key(*name))
+        .filter_map(|(name, prop)| Some((name.clone(), super::args::other_value(prop, name)?)))
+        .collect();
+    let call = |set: &[(String, Value)]| {
+        let mut arguments = base.clone();
+        arguments.extend(set.iter().cloned());
+        (set.iter().map(|(n, _)| n.clone()).collect(), arguments)
+    };
+    let mut out = Vec::new();
+    if !optional.is_empty() {
+        out.push(call(&optional));
+    }
+    if optional.len() > 1 {
+        for one in optional.iter().take(OPTIONAL_CALLS_PER_TOOL - 1) {
+            out.push(call(std::slice::from_ref(one)));
+        }
+    }
+    out
+}
+
+/// `planned`'s calls followed by each tool's calls with optional parameters set (for the tools
+/// of `schemas`), each made only where its plain call answered in the same session.
+pub fn and_options(planned: &[PlannedCall], schemas: &[(&str, &Value)]) -> Vec<PlannedCall> {
+    let mut out = planned.to_vec();
+    for (i, call) in planned.iter().enumerate() {
+        if call.skip {
+            continue;
+        }
+        let Some((_, schema)) = schemas.iter().find(|(n, _)| *n == call.name) else {
+            continue;
+        };
+        for (_, arguments) in with_options(schema, &call.arguments) {
+            out.push(PlannedCall {
+                after: Some(i),
+                ..PlannedCall::new(&call.name, arguments)
+            });
+        }
+    }
+    out
 }
 
 /// How one tool was called at a version's checks, and how it answered.
@@ -277,6 +343,48 @@ mod tests {
         assert_eq!(
             trial_order(&tools, &CallHints::default()),
             ["start_session", "query_session", "close_session"]
+        );
+    }
+
+    #[test]
+    fn optional_parameters_are_set_together_then_the_first_ones_alone() {
+        let schema = json!({"type": "object", "required": ["q"], "properties": {
+            "q": {"type": "string"}, "limit": {"type": "integer", "default": 5},
+            "exact": {"type": "boolean"}, "mode": {"enum": ["fast", "full"], "default": "fast"},
+            "fixed": {"const": 1}
+        }});
+        let base = json!({"q": "x"}).as_object().unwrap().clone();
+        let calls = with_options(&schema, &base);
+        let sets: Vec<Vec<String>> = calls.iter().map(|(p, _)| p.clone()).collect();
+        assert_eq!(
+            sets,
+            // In the schema's order.
+            [vec!["limit", "exact", "mode"], vec!["limit"], vec!["exact"]]
+        );
+        assert_eq!(
+            calls[0].1,
+            *json!({"q": "x", "exact": true, "limit": 6, "mode": "full"})
+                .as_object()
+                .unwrap()
+        );
+        // A parameter the plain call already sets is left as it is; no optional ones, no calls.
+        let set = json!({"q": "x", "exact": false, "limit": 1, "mode": "full"});
+        assert!(with_options(&schema, set.as_object().unwrap()).is_empty());
+
+        // Planned after the plain call they extend, which a skipped call does not get.
+        let planned = [
+            PlannedCall::new("a", base.clone()),
+            PlannedCall {
+                skip: true,
+                ..PlannedCall::new("b", base.clone())
+            },
+        ];
+        let plan = and_options(&planned, &[("a", &schema), ("b", &schema)]);
+        assert_eq!(plan.len(), 2 + 3);
+        assert!(
+            plan[2..]
+                .iter()
+                .all(|c| c.name == "a" && c.after == Some(0))
         );
     }
 

@@ -71,7 +71,7 @@ pub fn exercises(test: &TestResult, change: &SchemaChange) -> bool {
             renamed || (on_tool && test.check == Check::Gone)
         }
         ChangeKind::ToolDescriptionChanged | ChangeKind::ParamDescriptionChanged => {
-            on_tool && test.check == Check::AsBefore
+            on_tool && matches!(test.check, Check::AsBefore | Check::WithOptions { .. })
         }
         ChangeKind::ParamAdded if change.required == Some(true) => {
             on_tool && test.check == Check::New

@@ -1,0 +1,175 @@
+//! The oracle's calls of a changed parameter: values on both sides of a new bound, and a
+//! parameter the change removed, sent anyway.
+
+use serde_json::Value;
+
+use super::judge::{self, Judged, hard_failure, quote};
+use super::{Check, Compared, Effect, Oracle, TestKind, args, baseline, bounds, normalize, result};
+use crate::server::session::CallStatus;
+
+impl Oracle<'_> {
+    /// A value inside the new bound is accepted; one beyond it is refused where the server
+    /// enforces it, which is recorded either way and required where the change claims it.
+    // Long: the probe at the edge and beyond the bound, and what each answer means, belong together.
+    pub(super) async fn bound(&mut self, tool: &str, param: &str) {
+        let Some(seen) = self.baseline.calls.get(tool).cloned() else {
+            return;
+        };
+        let prop = |tools: &[Value]| {
+            tools
+                .iter()
+                .find(|t| t["name"] == tool)
+                .map(|t| t["inputSchema"]["properties"][param].clone())
+                .unwrap_or_default()
+        };
+        let (new, old) = (prop(self.change.current), prop(self.change.previous));
+        let mut inside = seen.arguments.clone();
+        inside.insert(param.into(), args::value_for(&new, param));
+        let accepted = self.call(tool, &inside).await;
+        let judged = match hard_failure(&accepted, tool, self.unknown_for(&seen)) {
+            Some(f) => f,
+            None if judge::is_protocol_error(accepted.status) => Judged::failed(format!(
+                "a value inside the bound was refused: {}",
+                quote(&accepted.text)
+            )),
+            None if accepted.status == CallStatus::Ok => Judged::passed(None),
+            None => Judged::unverifiable(format!(
+                "the tool answered an error for this value: {}",
+                quote(&accepted.text)
+            )),
+        };
+        self.results.push(result(
+            tool,
+            TestKind::Changed,
+            Check::InsideBound {
+                param: param.into(),
+            },
+            &inside,
+            accepted.status,
+            Some(seen.status),
+            judged,
+        ));
+
+        let Some(probe) = bounds::probe(&new, &old, param) else {
+            return;
+        };
+        let claimed = self.change.effects.iter().any(
+            |e| matches!(e, Effect::Enforced { tool: t, param: p } if t == tool && p == param),
+        );
+        let mut at_edge = seen.arguments.clone();
+        at_edge.insert(param.into(), probe.edge.clone());
+        let edge = self.call(tool, &at_edge).await;
+        let mut arguments = seen.arguments.clone();
+        arguments.insert(param.into(), probe.beyond.clone());
+        let outcome = self.call(tool, &arguments).await;
+        let refused = matches!(outcome.status, CallStatus::ToolError | CallStatus::RpcError);
+        // Refused for the tool's own reasons if the edge value gets the same answer.
+        let same_answer = edge.status == outcome.status
+            && without_value(&edge.text, &probe.edge)
+                == without_value(&outcome.text, &probe.beyond);
+        let enforced = refused && !same_answer;
+        let judged = match hard_failure(&outcome, tool, self.unknown_for(&seen)) {
+            Some(f) => f,
+            None if enforced => Judged::passed(None),
+            None if claimed => Judged::failed(format!(
+                "the bound is said to be enforced, but a value beyond it was {}",
+                if refused {
+                    "refused only as a value inside it is"
+                } else {
+                    "accepted"
+                }
+            )),
+            None => Judged::unverifiable(
+                "declared, not enforced: a value beyond the bound is answered as one inside it",
+            ),
+        };
+        let mut r = result(
+            tool,
+            TestKind::Changed,
+            Check::BeyondBound {
+                param: param.into(),
+            },
+            &arguments,
+            outcome.status,
+            None,
+            judged,
+        );
+        r.enforced = Some(enforced);
+        self.results.push(r);
+    }
+}
+
+impl Oracle<'_> {
+    /// A parameter the change removed, sent as before it was removed: it must not still act.
+    /// The server may refuse it (an error where the call without it succeeds) or ignore it
+    /// (the same answer as without it); an answer that differs otherwise means the handler
+    /// still reads it. Both calls are made here, one after the other, so that state cannot
+    /// pass for a difference.
+    pub(super) async fn removed_param(&mut self, tool: &str, param: &str) {
+        let Some(seen) = self.baseline.calls.get(tool).cloned() else {
+            return;
+        };
+        let old = self
+            .change
+            .previous
+            .iter()
+            .find(|t| t["name"] == tool)
+            .map(|t| t["inputSchema"]["properties"][param].clone())
+            .unwrap_or_default();
+        let mut plain = seen.arguments.clone();
+        plain.remove(param);
+        let mut arguments = plain.clone();
+        let value = seen
+            .arguments
+            .get(param)
+            .cloned()
+            .unwrap_or_else(|| args::value_for(&old, param));
+        arguments.insert(param.to_string(), value);
+        let without = self.call(tool, &plain).await;
+        let with = self.call(tool, &arguments).await;
+        let judged = match hard_failure(&with, tool, self.unknown_for(&seen)) {
+            Some(f) => f,
+            None if without.status != CallStatus::Ok => Judged::unverifiable(format!(
+                "without `{param}` it answered {:?} too: {}",
+                without.status,
+                quote(&without.text)
+            )),
+            None if with.status != CallStatus::Ok => Judged::passed(None), // refused
+            None if baseline::normalized_parts(&with) == baseline::normalized_parts(&without) => {
+                Judged::passed(Some(Compared::Output)) // ignored
+            }
+            None => Judged::failed(format!(
+                "the removed parameter `{param}` still changes the answer: {}",
+                judge::first_difference(
+                    &baseline::normalized_parts(&without).join("\n"),
+                    &baseline::normalized_parts(&with).join("\n")
+                )
+            )),
+        };
+        self.results.push(result(
+            tool,
+            TestKind::Changed,
+            Check::ParamRemoved {
+                param: param.into(),
+            },
+            &arguments,
+            with.status,
+            Some(without.status),
+            judged,
+        ));
+    }
+}
+
+/// An answer with the value it was called with taken out, normalised.
+fn without_value(text: &str, value: &Value) -> String {
+    let shown = match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let text = if shown.is_empty() {
+        text.to_string()
+    } else {
+        text.replace(&shown, "<value>")
+    };
+    normalize::normalize(&text)
+}

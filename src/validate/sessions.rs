@@ -1,0 +1,134 @@
+//! Two sessions of one version making the same calls at once: what each answered, which
+//! answers the two agree on, and how the server answers tool names it never had.
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::Map;
+
+use super::baseline::{Observation, PlannedCall, parts_as_learned, whole};
+use super::normalize::Volatile;
+use super::unknown::{PROBE_TOOLS, UnknownShape};
+use crate::server::session::{CallStatus, Outcome, Session};
+use crate::server::{LaunchConfig, ServerError};
+
+/// Starts the server at `root` twice at once and makes `calls` in order in both; the first
+/// session also asks for the [`PROBE_TOOLS`] at the end, each call given `call_timeout`. Each
+/// answer is deterministic when both sessions gave the same normalised one. The unknown-tool shape is as the server answered
+/// the probe: see [`UnknownShape::answers_like_any`] before trusting it.
+pub async fn observe_calls(
+    root: &Path,
+    config: &LaunchConfig,
+    calls: &[PlannedCall],
+    timeout: Duration,
+    call_timeout: Duration,
+) -> Result<(Vec<Observation>, Option<UnknownShape>), ServerError> {
+    let (a, b) = tokio::join!(
+        session_calls(root, config, calls, timeout, call_timeout, true),
+        session_calls(root, config, calls, timeout, call_timeout, false),
+    );
+    let (first, unknown) = a?;
+    let (second, _) = b?;
+    let observed = calls
+        .iter()
+        .zip(first)
+        .zip(second)
+        .map(|((call, outcome), again)| {
+            let volatile = Volatile::learn(&whole(&outcome), &whole(&again));
+            let parts = parts_as_learned(&outcome, &volatile);
+            let deterministic =
+                again.status == outcome.status && parts_as_learned(&again, &volatile) == parts;
+            Observation {
+                arguments: call.arguments.clone(),
+                status: outcome.status,
+                parts,
+                raw: outcome.parts,
+                other: outcome.other,
+                volatile,
+                deterministic,
+                like_unknown: false,
+            }
+        })
+        .collect();
+    Ok((observed, unknown))
+}
+
+/// One session's calls of `calls`. A crash does not end them: the server is started again
+/// for the calls after it (in a fresh server, without what earlier calls made).
+async fn session_calls(
+    root: &Path,
+    config: &LaunchConfig,
+    calls: &[PlannedCall],
+    timeout: Duration,
+    call_timeout: Duration,
+    probe: bool,
+) -> Result<(Vec<Outcome>, Option<UnknownShape>), ServerError> {
+    let mut session = Some(listed_session(root, config, timeout).await?);
+    let mut outcomes: Vec<Outcome> = Vec::new();
+    for call in calls {
+        let plain_failed = call
+            .after
+            .is_some_and(|i| outcomes.get(i).is_none_or(|o| o.status != CallStatus::Ok));
+        let outcome = match &session {
+            _ if call.skip => Outcome {
+                status: CallStatus::Timeout,
+                text: "not called: it timed out in the previous version".into(),
+                parts: Vec::new(),
+                other: Vec::new(),
+            },
+            _ if plain_failed => Outcome {
+                status: CallStatus::Timeout,
+                text: "not called: the call without its optional parameters did not answer".into(),
+                parts: Vec::new(),
+                other: Vec::new(),
+            },
+            None => Outcome {
+                status: CallStatus::Crashed,
+                text: "not called: the server crashed and did not start again".into(),
+                parts: Vec::new(),
+                other: Vec::new(),
+            },
+            Some(s) => {
+                s.call(&call.name, call.arguments.clone(), call_timeout)
+                    .await
+            }
+        };
+        if outcome.status == CallStatus::Crashed
+            && let Some(dead) = session.take()
+        {
+            dead.close().await;
+            session = listed_session(root, config, timeout).await.ok();
+        }
+        outcomes.push(outcome);
+    }
+    let unknown = match &session {
+        Some(s) if probe => {
+            let mut probes = Vec::new();
+            for name in PROBE_TOOLS {
+                probes.push((name, s.call(name, Map::new(), call_timeout).await));
+            }
+            UnknownShape::learn(&probes)
+        }
+        _ => None,
+    };
+    if let Some(s) = session {
+        s.close().await;
+    }
+    Ok((outcomes, unknown))
+}
+
+/// A started session whose tools were listed (some servers register tools on the listing).
+async fn listed_session(
+    root: &Path,
+    config: &LaunchConfig,
+    timeout: Duration,
+) -> Result<Session, ServerError> {
+    let mut session = Session::start(root, config, &[], timeout).await?;
+    match session.list_tools().await {
+        Ok(_) => Ok(session),
+        Err(e) => {
+            session.close().await;
+            Err(e)
+        }
+    }
+}
