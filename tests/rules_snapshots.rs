@@ -245,3 +245,38 @@ fn indent(text: &str) -> String {
         .collect::<Vec<_>>()
         .join("\n")
 }
+
+#[test]
+fn a_constraint_mutation_never_bounds_a_parameter_that_has_an_upper_bound_already() {
+    // A second `maxLength` key or `.max()` would leave the schema as it was (the contract then
+    // drops the change) or state two limits at once.
+    let mut proposed = 0;
+    let mut problems = Vec::new();
+    for dir in common::fixtures() {
+        let inventory = mcpevol::anchor::anchor(&dir).expect("fixtures anchor");
+        for seed in 0..12 {
+            let ctx = Context {
+                root: &dir,
+                inventory: &inventory,
+                seed,
+                avoid: &[],
+            };
+            let Ok(p) = rules::propose(Builtin::ConstraintMutation, &ctx) else {
+                continue;
+            };
+            proposed += 1;
+            // "Constraint Mutation: `tool`.`param` is bounded ..."
+            let named: Vec<&str> = p.summary.split('`').collect();
+            let (tool, param) = (named[1], named[3]);
+            let bounded = inventory.tools.iter().any(|t| {
+                t.name == tool
+                    && (t.params.iter()).any(|q| q.name == param && q.shape.max.is_some())
+            });
+            if bounded {
+                problems.push(format!("{}: {}", dir.display(), p.summary));
+            }
+        }
+    }
+    assert!(proposed > 12, "only {proposed} proposals");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

@@ -278,11 +278,17 @@ fn constrainable(tool: &Tool) -> Result<(&ParamSite, Bound), &'static str> {
         let Some(bound) = Bound::for_type(ty).filter(|_| schema.json || ty != "integer") else {
             continue;
         };
+        // A parameter with an upper bound of its own keeps it: a second `maxLength` key in the
+        // same object, or a second `.max()`, leaves the schema as it was or says two limits.
+        let bounded = (tool.params.iter()).any(|p| p.name == site.name && p.shape.max.is_some());
+        if bounded {
+            continue;
+        }
         if schema.json || site.base.is_some() || schema.python.is_some() {
             return Ok((site, bound));
         }
     }
-    Err("no string, number or array parameter takes a new bound")
+    Err("no string, number or array parameter without an upper bound of its own")
 }
 
 /// The parameters with a real effect that the tool does not have yet.
