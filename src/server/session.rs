@@ -1,6 +1,8 @@
 //! An MCP client session with a spawned server, through rmcp, the official Rust SDK.
 
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 // Roots are deprecated in rmcp (SEP-2577), but servers of the TypeScript SDK 1.x still ask.
@@ -209,6 +211,8 @@ fn client_config() -> ClientConfig {
 struct Client {
     config: ClientConfig,
     roots: Vec<Root>,
+    /// The server asked for the roots.
+    asked: Arc<AtomicBool>,
 }
 
 #[allow(deprecated)]
@@ -221,6 +225,7 @@ impl ClientHandler for Client {
         &self,
         _context: RequestContext<RoleClient>,
     ) -> impl Future<Output = Result<ListRootsResult, rmcp::ErrorData>> + Send + '_ {
+        self.asked.store(true, Ordering::SeqCst);
         std::future::ready(Ok(ListRootsResult::new(self.roots.clone())))
     }
 }
@@ -251,7 +256,17 @@ pub struct Session {
     process: ServerProcess,
     server: String,
     timeout: Duration,
+    /// The server asked for the roots (then its first call waits [`ROOTS_SETTLE`]).
+    roots_asked: Arc<AtomicBool>,
+    /// The first call was made.
+    called: AtomicBool,
 }
+
+/// How long a server that asked for the client's roots is given to take them in before its
+/// first tool call: servers apply them asynchronously after the handshake (the filesystem
+/// server resolves each folder on disk), and a call that comes first is refused as outside
+/// its allowed folders.
+const ROOTS_SETTLE: Duration = Duration::from_millis(250);
 
 impl Session {
     /// Starts the server at `root` and completes the MCP handshake within `timeout`.
@@ -271,10 +286,12 @@ impl Session {
         let deadline = Instant::now() + timeout;
         let exited = process.exited();
         let folder = format!("file://{}", process.tmp_path().display());
+        let roots_asked = Arc::new(AtomicBool::new(false));
         #[allow(deprecated)]
         let client = Client {
             config: client_config(),
             roots: vec![Root::new(folder).with_name("data")],
+            asked: roots_asked.clone(),
         };
         tokio::select! {
             handshake = tokio::time::timeout_at(deadline, client.serve(pipes)) => {
@@ -284,6 +301,8 @@ impl Session {
                         process,
                         server,
                         timeout,
+                        roots_asked,
+                        called: AtomicBool::new(false),
                     }),
                     Ok(Err(e)) => {
                         Err(fail(process, &server, &format!("failed the MCP handshake ({e})")).await)
@@ -348,6 +367,10 @@ impl Session {
         arguments: Map<String, Value>,
         timeout: Duration,
     ) -> Outcome {
+        let first = !self.called.swap(true, Ordering::SeqCst);
+        if first && self.roots_asked.load(Ordering::SeqCst) {
+            tokio::time::sleep(ROOTS_SETTLE).await;
+        }
         let arguments = fill_tmp(arguments, self.process.tmp_path());
         let params = CallToolRequestParams::new(name.to_string()).with_arguments(arguments);
         let answer = tokio::select! {
