@@ -16,7 +16,7 @@ use super::discover::{FirstAnswer, discover};
 use super::normalize::{Volatile, normalize};
 pub use super::plan::{CallHints, PlannedCall};
 use super::plan::{and_options, trial_order};
-use super::sessions::observe_calls;
+use super::sessions::session_calls;
 use super::unknown::UnknownShape;
 use crate::server::session::{CallStatus, Outcome};
 use crate::server::{LaunchConfig, ServerError};
@@ -130,7 +130,7 @@ const PART_BREAK: &str = "\n\u{1e}\n";
 
 /// An answer's parts as one text (its message when it has no content), for learning and
 /// applying a [`Volatile`] across all of them.
-pub(super) fn whole(outcome: &Outcome) -> String {
+fn whole(outcome: &Outcome) -> String {
     if outcome.parts.is_empty() && outcome.other.is_empty() {
         return outcome.text.clone();
     }
@@ -316,6 +316,47 @@ fn mark_like_unknown(
         return None;
     }
     Some(shape)
+}
+
+/// Starts the server at `root` twice at once and makes `calls` in order in both; the first
+/// session also asks for the [`PROBE_TOOLS`] at the end, each call given `call_timeout`. Each
+/// answer is deterministic when both sessions gave the same normalised one. The unknown-tool shape is as the server answered
+/// the probe: see [`UnknownShape::answers_like_any`] before trusting it.
+pub async fn observe_calls(
+    root: &Path,
+    config: &LaunchConfig,
+    calls: &[PlannedCall],
+    timeout: Duration,
+    call_timeout: Duration,
+) -> Result<(Vec<Observation>, Option<UnknownShape>), ServerError> {
+    let (a, b) = tokio::join!(
+        session_calls(root, config, calls, timeout, call_timeout, true),
+        session_calls(root, config, calls, timeout, call_timeout, false),
+    );
+    let (first, unknown) = a?;
+    let (second, _) = b?;
+    let observed = calls
+        .iter()
+        .zip(first)
+        .zip(second)
+        .map(|((call, outcome), again)| {
+            let volatile = Volatile::learn(&whole(&outcome), &whole(&again));
+            let parts = parts_as_learned(&outcome, &volatile);
+            let deterministic =
+                again.status == outcome.status && parts_as_learned(&again, &volatile) == parts;
+            Observation {
+                arguments: call.arguments.clone(),
+                status: outcome.status,
+                parts,
+                raw: outcome.parts,
+                other: outcome.other,
+                volatile,
+                deterministic,
+                like_unknown: false,
+            }
+        })
+        .collect();
+    Ok((observed, unknown))
 }
 
 impl Baseline {

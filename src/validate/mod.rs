@@ -32,7 +32,7 @@ pub use unknown::{PROBE_TOOLS, UnknownShape};
 
 pub use args::{MAX_ARGUMENT_BYTES, MAX_SCHEMA_DEPTH, arguments_for};
 pub use baseline::{
-    Baseline, CallHints, Observation, PlannedCall, in_call_order, normalized_parts,
+    Baseline, CallHints, Observation, PlannedCall, in_call_order, normalized_parts, observe_calls,
     parts_as_learned,
 };
 pub use discover::{CALLS_PER_TOOL, TIME_LIMIT as DISCOVERY_TIME_LIMIT};
@@ -40,7 +40,6 @@ pub use effect::Effect;
 pub use judge::{Compared, Verdict};
 pub use normalize::Volatile;
 pub use proof::{Proof, ProofStatus};
-pub use sessions::observe_calls;
 // The drift audit judges replayed calls with the oracle's own rules.
 pub(crate) use judge::{Judged, against, first_difference, hard_failure, quote};
 

@@ -1,61 +1,20 @@
-//! Two sessions of one version making the same calls at once: what each answered, which
-//! answers the two agree on, and how the server answers tool names it never had.
+//! One session's calls of a plan: a crash restarts the server for the calls after it, a call
+//! with optional parameters waits for its plain call to answer, and the first session asks
+//! for tool names the server never had.
 
 use std::path::Path;
 use std::time::Duration;
 
 use serde_json::Map;
 
-use super::baseline::{Observation, PlannedCall, parts_as_learned, whole};
-use super::normalize::Volatile;
+use super::plan::PlannedCall;
 use super::unknown::{PROBE_TOOLS, UnknownShape};
 use crate::server::session::{CallStatus, Outcome, Session};
 use crate::server::{LaunchConfig, ServerError};
 
-/// Starts the server at `root` twice at once and makes `calls` in order in both; the first
-/// session also asks for the [`PROBE_TOOLS`] at the end, each call given `call_timeout`. Each
-/// answer is deterministic when both sessions gave the same normalised one. The unknown-tool shape is as the server answered
-/// the probe: see [`UnknownShape::answers_like_any`] before trusting it.
-pub async fn observe_calls(
-    root: &Path,
-    config: &LaunchConfig,
-    calls: &[PlannedCall],
-    timeout: Duration,
-    call_timeout: Duration,
-) -> Result<(Vec<Observation>, Option<UnknownShape>), ServerError> {
-    let (a, b) = tokio::join!(
-        session_calls(root, config, calls, timeout, call_timeout, true),
-        session_calls(root, config, calls, timeout, call_timeout, false),
-    );
-    let (first, unknown) = a?;
-    let (second, _) = b?;
-    let observed = calls
-        .iter()
-        .zip(first)
-        .zip(second)
-        .map(|((call, outcome), again)| {
-            let volatile = Volatile::learn(&whole(&outcome), &whole(&again));
-            let parts = parts_as_learned(&outcome, &volatile);
-            let deterministic =
-                again.status == outcome.status && parts_as_learned(&again, &volatile) == parts;
-            Observation {
-                arguments: call.arguments.clone(),
-                status: outcome.status,
-                parts,
-                raw: outcome.parts,
-                other: outcome.other,
-                volatile,
-                deterministic,
-                like_unknown: false,
-            }
-        })
-        .collect();
-    Ok((observed, unknown))
-}
-
 /// One session's calls of `calls`. A crash does not end them: the server is started again
 /// for the calls after it (in a fresh server, without what earlier calls made).
-async fn session_calls(
+pub(super) async fn session_calls(
     root: &Path,
     config: &LaunchConfig,
     calls: &[PlannedCall],
