@@ -158,6 +158,24 @@ fn a_server_that_never_answers_initialize_is_killed_with_its_grandchild_at_the_t
 }
 
 #[test]
+fn a_server_still_working_at_its_start_timeout_is_given_longer_and_a_hung_one_is_not() {
+    // Three seconds of work before it answers, against a limit of two: it starts.
+    let run = Run::new("busy-start");
+    let names = run.checked(Duration::from_secs(6), async |run| {
+        let mut session = run.start(Duration::from_secs(2)).await.unwrap();
+        let listed = session.list_tools().await.unwrap();
+        session.close().await;
+        listed.tools.len()
+    });
+    assert_eq!(names, 1);
+    drop(run);
+    // The same limit against a server that waits instead: it fails at the limit (the test
+    // above, `hang`, checks the message and the time).
+    let err = Run::new("hang").list_error(Duration::from_secs(2));
+    assert!(err.contains("within 2s"), "{err}");
+}
+
+#[test]
 fn a_server_that_stops_halfway_through_its_initialize_answer_times_out_cleanly() {
     let err = Run::new("hang-in-init").list_error(Duration::from_secs(2));
     assert!(

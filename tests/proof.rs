@@ -193,3 +193,40 @@ fn a_change_whose_checks_are_all_unverifiable_is_unproven_and_refused_when_proof
         rounds[0].reason
     );
 }
+
+#[test]
+fn the_rules_change_tools_that_answer_offline_so_every_version_is_proven() {
+    // `lookup` fails offline on every call: a change to it could only be committed unproven.
+    // The rules target the tools whose calls answered at the previous version (chosen among
+    // all three, a third of the rounds would land on `lookup`).
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let operators = ["O1", "O5", "O6", "O9", "O2"];
+    let mut unproven = Vec::new();
+    for seed in [1, 2, 3] {
+        let work = common::oracle_fixture(&rt, "offline", &dir.path().join(seed.to_string()));
+        let opts = EvolveOptions {
+            operators: operators
+                .iter()
+                .map(|o| mcpevol::operators::OperatorId::parse(o))
+                .collect(),
+            ..EvolveOptions::new(5, seed)
+        };
+        let rounds = rt
+            .block_on(evolve::evolve(&work, &Backend::Rules, &opts, |_| {}))
+            .unwrap();
+        let ws = Workspace::open(&work).unwrap();
+        assert_eq!(rounds.len(), 5);
+        for r in &rounds {
+            assert_eq!(r.status, RoundStatus::Committed, "{:?}", r.reason);
+            let round = version_record::read_round(&ws, r.version).unwrap().unwrap();
+            if round.proof.proof != ProofStatus::Proven || r.tools.iter().any(|t| t == "lookup") {
+                unproven.push(format!(
+                    "seed {seed} {}: {:?} {:?}",
+                    r.version, r.tools, round.proof.unproven_reason
+                ));
+            }
+        }
+    }
+    assert!(unproven.is_empty(), "{}", unproven.join("\n"));
+}

@@ -27,6 +27,7 @@ fn proposals(dir: &Path) -> String {
             inventory: &inventory,
             seed: SEED,
             avoid: &[],
+            answering: &[],
         };
         writeln!(out, "## {op}").unwrap();
         match rules::propose(op, &ctx) {
@@ -198,6 +199,7 @@ fn every_description_operator_keeps_or_rewrites_every_form_of_description() {
                     inventory: &inventory,
                     seed: SEED,
                     avoid: &others,
+                    answering: &[],
                 };
                 let p = rules::propose(op, &ctx)
                     .unwrap_or_else(|e| panic!("{op} on {}: {e}", tool.name));
@@ -260,6 +262,7 @@ fn a_constraint_mutation_never_bounds_a_parameter_that_has_an_upper_bound_alread
                 inventory: &inventory,
                 seed,
                 avoid: &[],
+                answering: &[],
             };
             let Ok(p) = rules::propose(Builtin::ConstraintMutation, &ctx) else {
                 continue;

@@ -23,6 +23,7 @@ fn proposals(root: &Path) -> Vec<(String, Result<mcpevol::mutate::Proposal, Stri
                 inventory: &inventory,
                 seed: SEED,
                 avoid: &[],
+                answering: &[],
             };
             (
                 op.to_string(),

@@ -120,7 +120,7 @@ pub(super) struct Made {
 }
 
 impl Round<'_> {
-    pub(super) fn ask<'s>(&'s self, previous: &'s LiveTools) -> Ask<'s> {
+    pub(super) fn ask<'s>(&'s self, previous: &'s LiveTools, answering: &'s [String]) -> Ask<'s> {
         Ask {
             root: self.root,
             ws: self.ws,
@@ -129,6 +129,7 @@ impl Round<'_> {
             seed: self.opts.seed,
             max_attempts: self.opts.max_attempts,
             previous,
+            answering,
             operators: self.operators,
             forced: self.forced,
             operator_dirs: self.operator_dirs,
@@ -146,7 +147,8 @@ impl Round<'_> {
         baseline: &Baseline,
     ) -> Result<RoundEnd, EvolveError> {
         let head = self.ws.head()?;
-        let ask = self.ask(previous);
+        let answering = baseline.answering();
+        let ask = self.ask(previous, &answering);
         let mut rejected: Vec<Rejection> = Vec::new();
         let mut attempts = 0;
         let give_up = loop {

@@ -99,7 +99,7 @@ impl ModelProposer {
             .collect();
         let mut values: BTreeMap<&str, String> = BTreeMap::new();
         values.insert("server_name", crate::server::launch::package_name(ask.root));
-        values.insert("tool_list", tool_list(ask.previous));
+        values.insert("tool_list", tool_list(ask.previous, ask.answering));
         values.insert("targets", selection.targets.join(", "));
         values.insert("snippets", snippets::snippets(ask.root, &targets));
         values.insert("previous_rounds", or_none(&history));
@@ -127,7 +127,7 @@ impl ModelProposer {
         let listing: Vec<String> = menu.iter().map(|o| o.menu_line()).collect();
         let values = BTreeMap::from([
             ("server_name", crate::server::launch::package_name(ask.root)),
-            ("tool_list", tool_list(ask.previous)),
+            ("tool_list", tool_list(ask.previous, ask.answering)),
             ("previous_rounds", or_none(history)),
             ("operators", listing.join("\n")),
         ]);
@@ -306,19 +306,25 @@ fn or_none(text: &str) -> String {
     }
 }
 
-fn tool_list(live: &LiveTools) -> String {
+/// The tools with their descriptions and parameters; where some answered at the previous
+/// version's checks and others did not, the others are marked "fails offline" (a change to
+/// them cannot be seen working).
+fn tool_list(live: &LiveTools, answering: &[String]) -> String {
     let lines: Vec<String> = live
         .tools
         .iter()
         .map(|t| {
+            let name = t["name"].as_str().unwrap_or("?");
             let props = t["inputSchema"]["properties"]
                 .as_object()
                 .map(|p| p.keys().cloned().collect::<Vec<_>>().join(", "));
+            let fails = !answering.is_empty() && !answering.iter().any(|a| a == name);
             format!(
-                "- {}: {} (parameters: {})",
-                t["name"].as_str().unwrap_or("?"),
+                "- {}: {} (parameters: {}){}",
+                name,
                 t["description"].as_str().unwrap_or(""),
-                props.unwrap_or_default()
+                props.unwrap_or_default(),
+                if fails { " [fails offline]" } else { "" }
             )
         })
         .collect();

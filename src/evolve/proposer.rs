@@ -36,6 +36,8 @@ pub struct Ask<'a> {
     pub max_attempts: u32,
     /// The previous version's live tool list: what a change is made to.
     pub previous: &'a LiveTools,
+    /// The previous version's tools whose call answered without error (`Baseline::answering`).
+    pub answering: &'a [String],
     /// Every operator it may use, built-in and the user's.
     pub operators: &'a [Operator],
     /// The operator this round must use (`--operator`), if one is forced.

@@ -290,6 +290,7 @@ impl ReleaseProposer {
                 inventory: &inventory,
                 seed: rng.next_u64(),
                 avoid: &avoid,
+                answering: ask.answering,
             };
             let started = Instant::now();
             let drafted = rules::propose(builtin, &ctx);

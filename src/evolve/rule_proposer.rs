@@ -84,6 +84,7 @@ impl Proposer for RuleProposer {
                 inventory: &inventory,
                 seed,
                 avoid: &avoid,
+                answering: ask.answering,
             };
             let started = Instant::now();
             let proposal = match op.builtin() {

@@ -55,6 +55,9 @@ pub struct Context<'a> {
     pub seed: u64,
     /// Tools not to target: earlier attempts of this round failed on them.
     pub avoid: &'a [String],
+    /// Tools whose call answered without error at the previous version: a change to one of
+    /// them can be seen working, so the rules target them first (empty: no preference).
+    pub answering: &'a [String],
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -307,8 +307,18 @@ pub fn propose(op: Builtin, ctx: &Context) -> Result<Proposal, MutateError> {
         .filter(|t| !ctx.avoid.contains(&t.name))
         .filter(|t| applies(op, t, tools).is_ok())
         .collect();
+    // A tool that answers offline lets the oracle see the change work; a removal proves
+    // itself by the name refused, and takes no answering tool away from later versions.
+    let provable: Vec<&Tool> = (fitting.iter().copied())
+        .filter(|t| op != ToolRemoval && ctx.answering.contains(&t.name))
+        .collect();
+    let pool = if provable.is_empty() {
+        &fitting
+    } else {
+        &provable
+    };
     let mut rng = Rng::new(ctx.seed);
-    let Some(tool) = rng.pick(&fitting).copied() else {
+    let Some(tool) = rng.pick(pool).copied() else {
         if !ctx.avoid.is_empty() && tools.iter().any(|t| applies(op, t, tools).is_ok()) {
             return Err(MutateError::NotApplicable {
                 operator: op.into(),

@@ -180,6 +180,39 @@ impl ServerProcess {
         self.stdout.lock().unwrap().fault.clone()
     }
 
+    /// The CPU time its process group has used so far (user and system, from `/proc`): a
+    /// server still loading its libraries keeps adding to it, a hung one does not.
+    pub fn cpu_time(&self) -> std::time::Duration {
+        // SAFETY: sysconf only reads a configuration value.
+        let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
+        std::time::Duration::from_millis(self.cpu_ticks() * 1000 / per_second)
+    }
+
+    fn cpu_ticks(&self) -> u64 {
+        let group = self.pgid.as_raw().to_string();
+        let Ok(entries) = std::fs::read_dir("/proc") else {
+            return 0;
+        };
+        entries
+            .flatten()
+            .filter(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .bytes()
+                    .all(|b| b.is_ascii_digit())
+            })
+            .filter_map(|e| std::fs::read_to_string(e.path().join("stat")).ok())
+            .filter_map(|stat| {
+                // The command name, in parentheses, may hold spaces: fields count after it.
+                let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+                // pgrp is field 5 of stat, utime 14 and stime 15 (1-based, name is 2).
+                (fields.get(2)? == &group.as_str()).then_some(())?;
+                let ticks = |i: usize| fields.get(i)?.parse::<u64>().ok();
+                Some(ticks(11)? + ticks(12)?)
+            })
+            .sum()
+    }
+
     /// The exit status, if the server has already exited.
     pub fn exit_status(&self) -> Option<ExitStatus> {
         *self.exit.borrow()

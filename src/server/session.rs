@@ -266,6 +266,10 @@ pub struct Session {
 /// first tool call: servers apply them asynchronously after the handshake (the filesystem
 /// server resolves each folder on disk), and a call that comes first is refused as outside
 /// its allowed folders.
+/// How many times its start timeout a server that is still using CPU at the limit may take to
+/// answer `initialize`; one that is idle at the limit (hung) fails then.
+const START_PATIENCE: u32 = 3;
+
 const ROOTS_SETTLE: Duration = Duration::from_millis(250);
 
 impl Session {
@@ -283,7 +287,7 @@ impl Session {
                 command: config.command.clone(),
                 source,
             })?;
-        let deadline = Instant::now() + timeout;
+        let started = Instant::now();
         let exited = process.exited();
         let folder = format!("file://{}", process.tmp_path().display());
         let roots_asked = Arc::new(AtomicBool::new(false));
@@ -293,10 +297,19 @@ impl Session {
             roots: vec![Root::new(folder).with_name("data")],
             asked: roots_asked.clone(),
         };
-        tokio::select! {
-            handshake = tokio::time::timeout_at(deadline, client.serve(pipes)) => {
-                match handshake {
-                    Ok(Ok(client)) => Ok(Session {
+        let handshake = client.serve(pipes);
+        tokio::pin!(handshake, exited);
+        let mut deadline = started + timeout;
+        let latest = started + timeout * START_PATIENCE;
+        // The CPU time is sampled every quarter of the limit: at the deadline, what the last
+        // quarter added tells a server at work from one that waits forever.
+        let step = (timeout / 4).max(Duration::from_millis(50));
+        let mut next = started + step;
+        let mut used = process.cpu_time();
+        loop {
+            tokio::select! {
+                handshake = &mut handshake => return match handshake {
+                    Ok(client) => Ok(Session {
                         client,
                         process,
                         server,
@@ -304,18 +317,38 @@ impl Session {
                         roots_asked,
                         called: AtomicBool::new(false),
                     }),
-                    Ok(Err(e)) => {
+                    Err(e) => {
                         Err(fail(process, &server, &format!("failed the MCP handshake ({e})")).await)
                     }
-                    Err(_) => {
-                        let what = format!("did not answer `initialize` within {}", secs(timeout));
-                        Err(fail(process, &server, &what).await)
+                },
+                _ = tokio::time::sleep_until(next.min(deadline)) => {
+                    // At work: a twentieth of a core or more over the last quarter (a timer
+                    // that wakes an idle server now and then uses far less).
+                    let now = process.cpu_time();
+                    let busy = now.saturating_sub(used) >= step / 20;
+                    used = now;
+                    next = Instant::now() + step;
+                    if Instant::now() < deadline {
+                        continue;
                     }
+                    // Still working (loading a large library on a loaded machine, say): a
+                    // little longer, up to START_PATIENCE times the limit.
+                    if busy && deadline < latest {
+                        deadline = (deadline + step).min(latest);
+                        continue;
+                    }
+                    let what = format!(
+                        "did not answer `initialize` within {}",
+                        secs(deadline - started)
+                    );
+                    return Err(fail(process, &server, &what).await);
+                }
+                // Its pipes may stay open after it exits (a grandchild holds them): the exit
+                // itself ends the wait.
+                _ = &mut exited => {
+                    return Err(fail(process, &server, "exited before the MCP handshake").await);
                 }
             }
-            // Its pipes may stay open after it exits (a grandchild holds them): the exit
-            // itself ends the wait.
-            _ = exited => Err(fail(process, &server, "exited before the MCP handshake").await),
         }
     }
 

@@ -287,6 +287,15 @@ impl Baseline {
         })
     }
 
+    /// The tools whose call answered without error, and not as the server answers a name it
+    /// never had: a change to one of them can be seen working.
+    pub fn answering(&self) -> Vec<String> {
+        (self.calls.iter())
+            .filter(|(_, s)| s.status == CallStatus::Ok && !s.like_unknown)
+            .map(|(name, _)| name.clone())
+            .collect()
+    }
+
     /// How this baseline's tools were called and answered, as the next observation starts
     /// from them.
     pub fn hints(&self) -> CallHints {
