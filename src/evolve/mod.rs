@@ -207,7 +207,9 @@ pub async fn evolve(
         {
             RoundEnd::Made(made) => {
                 let failed = std::mem::take(&mut failures);
-                let (outcome, next) = evolution.commit(*made, failed, &round.clock).await?;
+                // The last version is not observed: no round is judged against it.
+                let more = version < last;
+                let (outcome, next) = evolution.commit(*made, failed, &round.clock, more).await?;
                 current = next;
                 tries = 0;
                 outcome
@@ -323,12 +325,13 @@ impl<'a> Evolution<'a> {
     }
 
     /// Writes the records of a version that passed, commits and tags it, and observes it for
-    /// the next round.
+    /// the next round when there is one (`observe`).
     async fn commit(
         &self,
         made: attempt::Made,
         failed_rounds: Vec<version_record::FailedRound>,
         clock: &Clock,
+        observe: bool,
     ) -> Result<(RoundOutcome, Current), EvolveError> {
         let started = Instant::now();
         let attempt::Made {
@@ -365,13 +368,17 @@ impl<'a> Evolution<'a> {
             rejected: Vec::new(),
             endpoint_failed: false,
         };
-        let current = self
-            .observed(
-                record.version,
+        let current = if observe {
+            let hints = validate::CallHints::from_tests(&record.tests);
+            self.observed(record.version, tools, &hints).await?
+        } else {
+            Current {
+                version: record.version,
                 tools,
-                &validate::CallHints::from_tests(&record.tests),
-            )
-            .await?;
+                baseline: Baseline::default(),
+                baseline_ms: 0.0,
+            }
+        };
         Ok((outcome, current))
     }
 
