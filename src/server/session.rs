@@ -15,6 +15,7 @@ use serde_json::{Map, Value, json};
 use tokio::time::Instant;
 
 use super::ServerError;
+use super::content;
 use super::launch::{self, LaunchConfig};
 use super::process::ServerProcess;
 
@@ -81,75 +82,6 @@ impl Outcome {
             parts,
             other: Vec::new(),
         }
-    }
-}
-
-fn content_parts(result: &Value) -> Vec<String> {
-    let parts = result["content"].as_array().map(|c| {
-        c.iter()
-            .filter_map(|p| p["text"].as_str().map(str::to_string))
-            .collect::<Vec<_>>()
-    });
-    parts.unwrap_or_default()
-}
-
-/// The result's non-text content and `structuredContent`, as [`Outcome::other`] holds them.
-fn other_parts(result: &Value) -> Vec<String> {
-    let mut out: Vec<String> = result["content"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|p| p["type"] != "text")
-        .map(|p| match p["type"].as_str().unwrap_or("") {
-            kind @ ("image" | "audio") => format!(
-                "[{kind} {}: {}]",
-                p["mimeType"].as_str().unwrap_or("?"),
-                digest(p["data"].as_str().unwrap_or(""))
-            ),
-            "resource" => {
-                let r = &p["resource"];
-                let uri = r["uri"].as_str().unwrap_or("?");
-                match (r["text"].as_str(), r["blob"].as_str()) {
-                    (Some(text), _) => format!("[resource {uri}] {text}"),
-                    (None, Some(blob)) => format!("[resource {uri}: {}]", digest(blob)),
-                    (None, None) => format!("[resource {uri}]"),
-                }
-            }
-            _ => sorted(p).to_string(),
-        })
-        .collect();
-    if !result["structuredContent"].is_null() {
-        out.push(format!(
-            "[structuredContent] {}",
-            sorted(&result["structuredContent"])
-        ));
-    }
-    out
-}
-
-/// A short, stable fingerprint of base64 data: its length and the start of its SHA-256.
-fn digest(data: &str) -> String {
-    use sha2::Digest;
-    let hash = sha2::Sha256::digest(data.as_bytes());
-    let hex: String = hash.iter().take(8).map(|b| format!("{b:02x}")).collect();
-    format!("{} base64 characters, sha256 {hex}", data.len())
-}
-
-/// `value` with the keys of every object in sorted order, so that two answers that differ only
-/// in key order compare equal.
-fn sorted(value: &Value) -> Value {
-    match value {
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            Value::Object(
-                keys.into_iter()
-                    .map(|k| (k.clone(), sorted(&map[k])))
-                    .collect(),
-            )
-        }
-        Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
-        other => other.clone(),
     }
 }
 
@@ -262,14 +194,14 @@ pub struct Session {
     called: AtomicBool,
 }
 
-/// How long a server that asked for the client's roots is given to take them in before its
-/// first tool call: servers apply them asynchronously after the handshake (the filesystem
-/// server resolves each folder on disk), and a call that comes first is refused as outside
-/// its allowed folders.
 /// How many times its start timeout a server that is still using CPU at the limit may take to
 /// answer `initialize`; one that is idle at the limit (hung) fails then.
 const START_PATIENCE: u32 = 3;
 
+/// How long a server that asked for the client's roots is given to take them in before its
+/// first tool call: servers apply them asynchronously after the handshake (the filesystem
+/// server resolves each folder on disk), and a call that comes first is refused as outside
+/// its allowed folders.
 const ROOTS_SETTLE: Duration = Duration::from_millis(250);
 
 impl Session {
@@ -416,7 +348,7 @@ impl Session {
         match answer {
             Ok(Ok(result)) => {
                 let value = serde_json::to_value(result).unwrap_or(Value::Null);
-                let parts = content_parts(&value);
+                let parts = content::text_parts(&value);
                 let status = if value["isError"] == true {
                     CallStatus::ToolError
                 } else {
@@ -426,7 +358,7 @@ impl Session {
                     status,
                     text: parts.join("\n"),
                     parts,
-                    other: other_parts(&value),
+                    other: content::other_parts(&value),
                 }
             }
             Ok(Err(rmcp::ServiceError::McpError(e))) => {

@@ -1,0 +1,74 @@
+//! What a tool result holds, as the oracle compares it: its text parts, and its other content
+//! (images and audio by a hash of their data, resources, `structuredContent` with sorted keys).
+
+use serde_json::Value;
+
+/// The text parts of a tool result.
+pub(super) fn text_parts(result: &Value) -> Vec<String> {
+    let parts = result["content"].as_array().map(|c| {
+        c.iter()
+            .filter_map(|p| p["text"].as_str().map(str::to_string))
+            .collect::<Vec<_>>()
+    });
+    parts.unwrap_or_default()
+}
+
+/// The result's non-text content and `structuredContent`, as `Outcome::other` holds them.
+pub(super) fn other_parts(result: &Value) -> Vec<String> {
+    let mut out: Vec<String> = result["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|p| p["type"] != "text")
+        .map(|p| match p["type"].as_str().unwrap_or("") {
+            kind @ ("image" | "audio") => format!(
+                "[{kind} {}: {}]",
+                p["mimeType"].as_str().unwrap_or("?"),
+                digest(p["data"].as_str().unwrap_or(""))
+            ),
+            "resource" => {
+                let r = &p["resource"];
+                let uri = r["uri"].as_str().unwrap_or("?");
+                match (r["text"].as_str(), r["blob"].as_str()) {
+                    (Some(text), _) => format!("[resource {uri}] {text}"),
+                    (None, Some(blob)) => format!("[resource {uri}: {}]", digest(blob)),
+                    (None, None) => format!("[resource {uri}]"),
+                }
+            }
+            _ => sorted(p).to_string(),
+        })
+        .collect();
+    if !result["structuredContent"].is_null() {
+        out.push(format!(
+            "[structuredContent] {}",
+            sorted(&result["structuredContent"])
+        ));
+    }
+    out
+}
+
+/// A short, stable fingerprint of base64 data: its length and the start of its SHA-256.
+fn digest(data: &str) -> String {
+    use sha2::Digest;
+    let hash = sha2::Sha256::digest(data.as_bytes());
+    let hex: String = hash.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    format!("{} base64 characters, sha256 {hex}", data.len())
+}
+
+/// `value` with the keys of every object in sorted order, so that two answers that differ only
+/// in key order compare equal.
+fn sorted(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            Value::Object(
+                keys.into_iter()
+                    .map(|k| (k.clone(), sorted(&map[k])))
+                    .collect(),
+            )
+        }
+        Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
+        other => other.clone(),
+    }
+}
