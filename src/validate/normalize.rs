@@ -174,7 +174,12 @@ fn reads_now(shape: Shape, c: &Captures, now: u64) -> bool {
         Shape::Duration => true,
         Shape::DateTime => match (num(1), num(2), num(3)) {
             (Some(y), Some(m), Some(d)) => {
-                (days_from_civil(y, m, d) * 86_400 - now).abs() <= DAY_SECS
+                let date = (i32::try_from(y).ok())
+                    .and_then(|y| chrono::NaiveDate::from_ymd_opt(y, m as u32, d as u32));
+                date.is_some_and(|date| {
+                    let midnight = date.and_time(chrono::NaiveTime::MIN).and_utc();
+                    (midnight.timestamp() - now).abs() <= DAY_SECS
+                })
             }
             _ => true,
         },
@@ -202,17 +207,6 @@ fn now_secs() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())
-}
-
-/// Days from 1970-01-01 to the civil date `y-m-d` (proleptic Gregorian).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
 }
 
 #[cfg(test)]

@@ -107,55 +107,21 @@ fn fetch(url: &str) -> Result<String, String> {
     .unwrap_or_else(|_| Err("the index request panicked".into()))
 }
 
-/// Seconds since 1970 of an RFC 3339 UTC time (`2025-09-25T21:25:55.292Z`).
+/// Seconds since 1970 of an RFC 3339 time (`2025-09-25T21:25:55.292Z`; without an offset,
+/// UTC).
 fn epoch_seconds(t: &str) -> Option<i64> {
-    let (date, time) = t.split_once('T')?;
-    let mut d = date.split('-').map(|p| p.parse::<i64>().ok());
-    let (y, m, day) = (d.next()??, d.next()??, d.next()??);
-    let time = time.trim_end_matches('Z');
-    let time = time.split(['+']).next()?;
-    let mut h = time.split(':');
-    let (hh, mm) = (
-        h.next()?.parse::<i64>().ok()?,
-        h.next()?.parse::<i64>().ok()?,
-    );
-    let ss = h
-        .next()
-        .and_then(|s| s.split('.').next())
-        .and_then(|s| s.parse::<i64>().ok())
-        .unwrap_or(0);
-    Some(days_from_civil(y, m, day) * 86_400 + hh * 3600 + mm * 60 + ss)
+    let parsed = chrono::DateTime::parse_from_rfc3339(t).map(|d| d.timestamp());
+    parsed.ok().or_else(|| {
+        let naive = chrono::NaiveDateTime::parse_from_str(t, "%Y-%m-%dT%H:%M:%S%.f").ok()?;
+        Some(naive.and_utc().timestamp())
+    })
 }
 
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
+/// `t` (seconds since 1970) as an RFC 3339 UTC time to the second.
 fn rfc3339(t: i64) -> String {
-    let (days, secs) = (t.div_euclid(86_400), t.rem_euclid(86_400));
-    // The inverse of days_from_civil.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        secs / 3600,
-        secs % 3600 / 60,
-        secs % 60
-    )
+    chrono::DateTime::from_timestamp(t, 0)
+        .map(|d| d.format("%Y-%m-%dT%H:%M:%SZ").to_string())
+        .unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -171,6 +137,11 @@ mod tests {
         let t = epoch_seconds("2024-02-28T23:59:59Z").unwrap();
         assert_eq!(rfc3339(t + 60), "2024-02-29T00:00:59Z");
         assert_eq!(epoch_seconds("1970-01-01T00:00:00Z"), Some(0));
+        // PyPI's JSON gives some times without an offset: UTC.
+        assert_eq!(
+            epoch_seconds("2025-09-25T21:25:55.292"),
+            epoch_seconds("2025-09-25T21:25:55Z")
+        );
     }
 
     #[test]
