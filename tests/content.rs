@@ -11,9 +11,9 @@ mod common;
 use std::path::Path;
 
 use mcpevol::evolve::{self, Backend, EvolveOptions, RoundStatus};
-use mcpevol::hunks::Hunk;
-use mcpevol::mutate::Proposal;
 use mcpevol::validate::Effect;
+
+use common::given::{self, hunk};
 
 fn workspace(rt: &tokio::runtime::Runtime, dir: &Path, name: &str) -> std::path::PathBuf {
     common::oracle_fixture(rt, "content", &dir.join(name))
@@ -26,11 +26,6 @@ fn quietly(tool: &str, search: &str, replace: &str) -> Backend {
         .find(|(name, _)| *name == tool)
         .map(|(_, d)| *d)
         .expect("a tool of the fixture");
-    let hunk = |search: &str, replace: &str| Hunk {
-        file: "server.js".into(),
-        search: search.into(),
-        replace: replace.into(),
-    };
     let mut hunks = vec![hunk(
         &format!("description: \"{description}\""),
         &format!("description: \"{description}. It takes no arguments\""),
@@ -38,16 +33,7 @@ fn quietly(tool: &str, search: &str, replace: &str) -> Backend {
     if search != replace {
         hunks.push(hunk(search, replace));
     }
-    Backend::Given {
-        proposal: Box::new(Proposal {
-            operator: mcpevol::operators::OperatorId::parse("O9"),
-            targets: vec![tool.to_string()],
-            added: Vec::new(),
-            summary: format!("a description of `{tool}` that also changes its answer"),
-            hunks,
-            effects: Vec::new(),
-        }),
-    }
+    given::proposal("O9", &[tool], &[], hunks, Vec::new())
 }
 
 /// The fixture's tools and their descriptions as written.
@@ -190,34 +176,6 @@ fn a_description_round_changing_optional_param_behaviour_is_rejected() {
     assert_eq!(loud.arguments["loud"], serde_json::json!(true));
 }
 
-/// A proposal of `operator` with the given hunks of `server.js` and claims.
-fn given(
-    operator: &str,
-    targets: &[&str],
-    added: &[&str],
-    hunks: &[(&str, &str)],
-    effects: Vec<Effect>,
-) -> Backend {
-    let names = |l: &[&str]| l.iter().map(|s| s.to_string()).collect();
-    Backend::Given {
-        proposal: Box::new(Proposal {
-            operator: mcpevol::operators::OperatorId::parse(operator),
-            targets: names(targets),
-            added: names(added),
-            summary: format!("{operator} on {}", targets.join(", ")),
-            hunks: hunks
-                .iter()
-                .map(|(search, replace)| Hunk {
-                    file: "server.js".into(),
-                    search: search.to_string(),
-                    replace: replace.to_string(),
-                })
-                .collect(),
-            effects,
-        }),
-    }
-}
-
 const REPORT_ENTRY: &str = r#"{ name: "report", description: "A fixed report with a duration, a count and an id", inputSchema: { type: "object", properties: {} } },"#;
 const SUMMARY_ENTRY: &str = r#"{ name: "summary", description: "The fixed report, under an optional heading", inputSchema: { type: "object", properties: { heading: { type: "string" } } } },"#;
 
@@ -241,14 +199,14 @@ fn a_removed_tools_named_successor_must_answer_its_calls() {
             source: "report".into(),
             max_chars: None,
         };
-        given(
+        given::proposal(
             "O2",
             &["report"],
             &["summary"],
-            &[
-                (REPORT_ENTRY, SUMMARY_ENTRY),
-                ("case \"report\":", "case \"summary\":"),
-                ("rows 1700000000", answer),
+            vec![
+                hunk(REPORT_ENTRY, SUMMARY_ENTRY),
+                hunk("case \"report\":", "case \"summary\":"),
+                hunk("rows 1700000000", answer),
             ],
             vec![claim],
         )
@@ -262,13 +220,13 @@ fn a_removed_tools_named_successor_must_answer_its_calls() {
     assert!(reason.contains("successor of `report`"), "{reason}");
 
     // A removal naming a tool that stays as its successor, which answers otherwise: rejected.
-    let removal = given(
+    let removal = given::proposal(
         "O3",
         &["report"],
         &[],
-        &[
-            (REPORT_ENTRY, ""),
-            ("case \"report\":", "case \"report-retired\":"),
+        vec![
+            hunk(REPORT_ENTRY, ""),
+            hunk("case \"report\":", "case \"report-retired\":"),
         ],
         vec![Effect::Successor {
             tool: "report".into(),

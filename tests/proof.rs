@@ -15,35 +15,18 @@ use std::path::Path;
 
 use mcpevol::evolve::{self, Backend, EvolveOptions, RoundStatus};
 use mcpevol::hunks::Hunk;
-use mcpevol::mutate::Proposal;
 use mcpevol::validate::ProofStatus;
 use mcpevol::version_record;
 use mcpevol::workspace::Workspace;
+
+use common::given::hunk;
 
 fn workspace(rt: &tokio::runtime::Runtime, dir: &Path, name: &str) -> std::path::PathBuf {
     common::oracle_fixture(rt, "guarded", &dir.join(name))
 }
 
-fn hunk(search: &str, replace: &str) -> Hunk {
-    Hunk {
-        file: "server.js".into(),
-        search: search.into(),
-        replace: replace.into(),
-    }
-}
-
 fn given(operator: &str, targets: &[&str], added: &[&str], hunks: Vec<Hunk>) -> Backend {
-    let names = |l: &[&str]| l.iter().map(|s| s.to_string()).collect();
-    Backend::Given {
-        proposal: Box::new(Proposal {
-            operator: mcpevol::operators::OperatorId::parse(operator),
-            targets: names(targets),
-            added: names(added),
-            summary: format!("{operator} on {targets:?}"),
-            hunks,
-            effects: Vec::new(),
-        }),
-    }
+    common::given::proposal(operator, targets, added, hunks, Vec::new())
 }
 
 fn options(require_proof: bool) -> EvolveOptions {

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 pub mod chat;
 pub mod drift;
+pub mod given;
 pub mod rounds;
 pub mod stub;
 
