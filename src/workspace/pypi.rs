@@ -13,8 +13,9 @@
 //! is). The server runs the workspace's copy, not the installed one: its launch settings put the
 //! source folder first on `PYTHONPATH`.
 //!
-//! A release resolves its dependencies as of its upload date (uv's `--exclude-newer`), so that a
-//! server made for one major version of a dependency (the MCP SDK's 1.x) does not get the next.
+//! A release resolves its dependencies as of its upload date (uv's `--exclude-newer`, pip's
+//! `--uploaded-prior-to`), so that a server made for one major version of a dependency (the MCP
+//! SDK's 1.x) does not get the next.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -296,13 +297,21 @@ pub fn runner(target: &str) -> String {
 }
 
 /// The installer: uv when it can be found (on PATH, or as `python -m uv`), else pip in a venv.
+/// `MCPEVOL_INSTALLER=pip` (or `uv`) chooses one.
 enum Installer {
     Uv(Vec<String>),
     Pip { python: String },
 }
 
+/// The pip option that resolves as of a date (pip 26 and later).
+const PIP_CUTOFF_FLAG: &str = "--uploaded-prior-to";
+
 impl Installer {
     fn find() -> Result<Installer, PypiError> {
+        let chosen = std::env::var("MCPEVOL_INSTALLER").unwrap_or_default();
+        if chosen == "pip" {
+            return Ok(Installer::Pip { python: python()? });
+        }
         if let Some(uv) = std::env::var_os("MCPEVOL_UV") {
             return Ok(Installer::Uv(vec![uv.to_string_lossy().into_owned()]));
         }
@@ -313,9 +322,16 @@ impl Installer {
         if succeeds(&python, &["-m", "uv", "--version"]) {
             return Ok(Installer::Uv(vec![python, "-m".into(), "uv".into()]));
         }
-        tracing::warn!(
-            "uv was not found (install it with `pip install uv`); installing with pip, which cannot resolve dependencies as of a release's upload date: an old server may get a dependency too new for it"
-        );
+        if chosen == "uv" {
+            return Err(PypiError::Start {
+                command: "uv --version".into(),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    "MCPEVOL_INSTALLER=uv, but uv is neither on PATH nor importable (`pip install uv`)",
+                ),
+            });
+        }
+        tracing::warn!("uv was not found (install it with `pip install uv`); installing with pip");
         Ok(Installer::Pip { python })
     }
 
@@ -363,19 +379,56 @@ impl Installer {
                 args.push(requirement);
                 run(&uv[0], &args)
             }
-            Installer::Pip { .. } => run(
-                &python,
-                &[
+            Installer::Pip { .. } => {
+                let mut args = vec![
                     "-m",
                     "pip",
                     "install",
                     "--quiet",
                     "--disable-pip-version-check",
-                    requirement,
-                ],
-            ),
+                ];
+                if let Some(cutoff) = cutoff {
+                    if pip_resolves_by_date(&python) {
+                        args.extend([PIP_CUTOFF_FLAG, cutoff]);
+                    } else {
+                        tracing::warn!(
+                            "this pip cannot resolve as of a date ({PIP_CUTOFF_FLAG}, pip 26 and later) and could not be upgraded; {requirement} gets today's dependencies, which may be too new for it"
+                        );
+                    }
+                }
+                args.push(requirement);
+                run(&python, &args)
+            }
         }
     }
+}
+
+/// Whether the venv's pip knows `--uploaded-prior-to`, upgrading it first when it does not
+/// (a venv's pip is the one its Python bundles, often older than the option).
+fn pip_resolves_by_date(python: &str) -> bool {
+    let knows = || {
+        Command::new(python)
+            .args(["-m", "pip", "install", "--help"])
+            .output()
+            .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains(PIP_CUTOFF_FLAG))
+    };
+    if knows() {
+        return true;
+    }
+    let upgrade = [
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        "--upgrade",
+        "pip",
+    ];
+    if let Err(e) = run(python, &upgrade) {
+        tracing::warn!("upgrading pip failed: {e}");
+        return false;
+    }
+    knows()
 }
 
 /// The interpreter new environments are made with.
