@@ -64,7 +64,7 @@ fn main() {
             .map(|f| std::fs::metadata(&f.path).map_or(0, |m| m.len() as usize))
             .sum();
         let work = scratch.path().join(&entry.id);
-        let init_opts = InitOptions::new(Some(entry.launch_config()));
+        let init_opts = InitOptions::new(Some(entry.launch_config(&dir)));
         let opts = EvolveOptions::new(ROUNDS, 7);
         let rounds = rt.block_on(async {
             init(&source.to_string_lossy(), &work, &init_opts)

@@ -113,7 +113,7 @@ fn main() -> anyhow::Result<()> {
     let (mut listed, mut before, mut after, mut secs_before, mut secs_after) = (0, 0, 0, 0.0, 0.0);
     for entry in &catalog.servers {
         let root = entry.package_dir(&dir);
-        let config = entry.launch_config();
+        let config = entry.launch_config(&dir);
         let result: anyhow::Result<(usize, Observed, Observed)> = rt.block_on(async {
             let mut session = Session::start(&root, &config, &[], DEFAULT_TIMEOUT).await?;
             let live = session.list_tools().await;

@@ -23,8 +23,10 @@ pub struct CatalogEntry {
     pub id: String,
     /// The folder under `node_modules/` (the alias for aliased installs).
     pub package: String,
-    #[serde(default = "node")]
-    pub command: String,
+    /// The command; without it, `node` for an npm package, and for a PyPI release the launch
+    /// settings of its install, with `args` appended.
+    #[serde(default)]
+    pub command: Option<String>,
     #[serde(default)]
     pub args: Vec<String>,
     #[serde(default)]
@@ -33,10 +35,6 @@ pub struct CatalogEntry {
     pub styles: Vec<String>,
     #[serde(default)]
     pub note: Option<String>,
-}
-
-fn node() -> String {
-    "node".into()
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -102,10 +100,26 @@ impl CatalogEntry {
         pypi::PypiSpec::parse(&self.package)
     }
 
-    /// Launch settings; `{tmp}` stays in them and becomes a fresh folder at each start.
-    pub fn launch_config(&self) -> LaunchConfig {
+    /// Launch settings, given the folder that holds `servers.toml`; `{tmp}` stays in them and
+    /// becomes a fresh folder at each start.
+    pub fn launch_config(&self, catalog_dir: &Path) -> LaunchConfig {
+        if let (None, Some(Ok(spec))) = (&self.command, self.pypi_spec()) {
+            let installed = pypi::install_dir(&spec, &catalog_dir.join(PYPI_INSTALLS));
+            // Not installed yet: the start fails naming `.venv/bin/python`, as it should.
+            let mut config = std::fs::read_to_string(installed.join("launch.toml"))
+                .ok()
+                .and_then(|text| toml::from_str::<LaunchConfig>(&text).ok())
+                .unwrap_or_else(|| LaunchConfig {
+                    command: pypi::VENV_PYTHON.into(),
+                    args: Vec::new(),
+                    env: BTreeMap::new(),
+                });
+            config.args.extend(self.args.iter().cloned());
+            config.env.extend(self.env.clone());
+            return config;
+        }
         LaunchConfig {
-            command: self.command.clone(),
+            command: self.command.clone().unwrap_or_else(|| "node".into()),
             args: self.args.clone(),
             env: self.env.clone(),
         }

@@ -144,6 +144,9 @@ pub struct Sites {
     /// conversion drops them), so description and constraint edits on parameters would not be
     /// seen by clients. Set by comparing with the live tool list.
     pub opaque_params: bool,
+    /// A Python decorator of the server's own making that registers the tool
+    /// (`@register_tool("x")`, `@tools.reader("Title")`): it takes no `name=` of FastMCP's.
+    pub helper: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -114,7 +114,7 @@ pub async fn survey_package(
 async fn survey_entry(entry: &CatalogEntry, catalog_dir: &Path, timeout: Duration) -> EntrySurvey {
     let result = survey_package(
         &entry.package_dir(catalog_dir),
-        &entry.launch_config(),
+        &entry.launch_config(catalog_dir),
         timeout,
     )
     .await;

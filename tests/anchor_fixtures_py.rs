@@ -299,3 +299,68 @@ fn anchor_json_of_every_python_fixture_matches_its_snapshot() {
         });
     }
 }
+
+#[test]
+fn decorators_of_the_servers_own_making_register_what_they_decorate_as_they_name_it() {
+    let dir = fixture("helper-decorator");
+    let inventory = anchored(&dir);
+    // `register_tool("shout")` registers `shout` and `text_shout`; the registry's `reader` (in
+    // another module, through `_register`) names each tool after its function; `@logged`
+    // registers nothing.
+    assert_eq!(
+        inventory.names(),
+        ["count_words", "reverse", "shout", "text_shout"]
+    );
+    let shout = inventory.tool("shout").unwrap();
+    assert_eq!(
+        snippet(shout.sites.name.as_ref().unwrap(), &dir),
+        "\"shout\""
+    );
+    assert_eq!(shout.sites.helper.as_deref(), Some("register_tool"));
+    assert!(inventory.tool("text_shout").unwrap().sites.name.is_none());
+    let reverse = inventory.tool("reverse").unwrap();
+    assert_eq!(reverse.style, Style::Register);
+    assert!(reverse.sites.name.is_none());
+    assert_eq!(reverse.sites.helper.as_deref(), Some("reader"));
+    assert_eq!(
+        reverse.description.as_deref(),
+        Some("Reverse a text, as many times as asked.")
+    );
+    assert_eq!(
+        snippet(reverse.sites.registration.as_ref().unwrap(), &dir),
+        "@tools.reader(\"Reverse\")"
+    );
+    assert!(snippet(reverse.handler.as_ref().unwrap(), &dir).starts_with("def reverse("));
+    let params: Vec<&str> = reverse.params.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(params, ["text", "times"]);
+}
+
+#[test]
+fn handler_classes_are_named_by_their_class_attributes_and_routed_through_their_instances() {
+    let dir = fixture("handler-class");
+    let inventory = anchored(&dir);
+    assert_eq!(inventory.names(), ["add", "echo"]);
+    let echo = inventory.tool("echo").unwrap();
+    assert_eq!(echo.style, Style::If);
+    // The name and description are edited where the class states them.
+    assert_eq!(snippet(echo.sites.name.as_ref().unwrap(), &dir), "\"echo\"");
+    assert_eq!(
+        echo.description.as_deref(),
+        Some("Echo a message back, unchanged.")
+    );
+    assert_eq!(
+        snippet(&echo.sites.routes[0].site, &dir),
+        "name == echo_handler.name"
+    );
+    assert!(
+        snippet(echo.handler.as_ref().unwrap(), &dir).contains("echo_handler.run_tool(arguments)")
+    );
+    // Registered where an instance of the class is listed.
+    assert_eq!(
+        snippet(echo.sites.registration.as_ref().unwrap(), &dir),
+        "echo_handler.get_tool_description()"
+    );
+    let add = inventory.tool("add").unwrap();
+    let params: Vec<&str> = add.params.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(params, ["a", "b"]);
+}

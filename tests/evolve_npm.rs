@@ -34,8 +34,9 @@ fn every_real_server_reaches_v5_with_the_rules_backend() {
             let runs = chunk.iter().map(|(id, entry)| {
                 let work = scratch.path().join(id);
                 let source = entry.package_dir(&dir).to_string_lossy().into_owned();
+                let launch = entry.launch_config(&dir);
                 async move {
-                    let init_opts = InitOptions::new(Some(entry.launch_config()));
+                    let init_opts = InitOptions::new(Some(launch));
                     let opts = EvolveOptions::new(5, 2026);
                     let result = async {
                         init(&source, &work, &init_opts)

@@ -66,6 +66,28 @@ const FIXTURES: &[(&str, &[(&str, &str)])] = &[
             ("O11", "does not show its parameters"),
         ],
     ),
+    (
+        "helper-decorator",
+        &[
+            // A tool named after its function by a decorator that takes no `name=` is not
+            // renamed or copied; `shout` shares its registration with `text_shout`.
+            ("O1", "its name is not written in its definition"),
+            ("O2", "its name is not written in its definition"),
+            ("O4", "its name is not written in its definition"),
+            ("O7", "no optional parameter"),
+            ("O9", "already says everything its schema shows"),
+            ("O11", "already says everything its schema shows"),
+        ],
+    ),
+    (
+        "handler-class",
+        &[
+            // Its registration is a method call on an instance: no copy of it names a new tool.
+            ("O1", "its name is not written where it is registered"),
+            ("O4", "its name is not written where it is registered"),
+            ("O7", "no optional parameter"),
+        ],
+    ),
 ];
 
 /// Puts a workspace back at v0, its later versions' tags deleted.
@@ -157,15 +179,12 @@ fn three_real_python_servers_reach_v5_with_the_rules_backend() {
     let runs = entries.iter().map(|entry| {
         let work = scratch.path().join(&entry.id);
         let source = entry.package_dir(&dir).to_string_lossy().into_owned();
+        let launch = entry.launch_config(&dir);
         async move {
             let result = async {
-                init(
-                    &source,
-                    &work,
-                    &InitOptions::new(Some(entry.launch_config())),
-                )
-                .await
-                .map_err(|e| e.to_string())?;
+                init(&source, &work, &InitOptions::new(Some(launch)))
+                    .await
+                    .map_err(|e| e.to_string())?;
                 evolve::evolve(&work, &Backend::Rules, &options(5, 2026, &[]), |_| {})
                     .await
                     .map_err(|e| e.to_string())

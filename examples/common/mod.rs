@@ -85,7 +85,7 @@ impl Sweep {
                     let source = entry.package_dir(&self.dir).to_string_lossy().into_owned();
                     let seed = *seed;
                     async move {
-                        let init_opts = InitOptions::new(Some(entry.launch_config()));
+                        let init_opts = InitOptions::new(Some(entry.launch_config(&self.dir)));
                         let opts = options(seed);
                         let result = async {
                             init(&source, &work, &init_opts)

@@ -8,6 +8,7 @@
 //! across files (constants, imported schemas, handlers in another module) works on facts alone.
 
 mod calls;
+pub mod decorators;
 
 use std::collections::{HashMap, HashSet};
 
@@ -136,14 +137,15 @@ pub struct FileFacts {
     /// Identifiers listed in arrays, which may be definition objects held in constants.
     pub array_refs: Vec<(String, Span)>,
     pub functions: Vec<(String, Span)>,
+    /// Python: functions that register tools or call others (decorators of the server's own
+    /// making), and functions decorated by such an unknown decorator; linking joins them.
+    pub registering_fns: Vec<decorators::RegisteringFn>,
+    pub helper_uses: Vec<decorators::HelperUse>,
     pub warnings: Vec<String>,
 }
 
-/// Reads the facts of one parsed file.
+/// Reads the facts of one parsed JavaScript or TypeScript file (Python's: `python::read`).
 pub fn read(tree: &Tree, src: &str, rel: &str, lang: Lang) -> FileFacts {
-    if lang == Lang::Python {
-        return super::python::read(tree, src, rel);
-    }
     let q = lang.queries();
     let root = tree.root_node();
     let mut reader = Reader {

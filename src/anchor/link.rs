@@ -222,6 +222,22 @@ fn mark_shared_constants(tools: &mut [Tool]) {
 
 // Long: the linking steps run in order over maps each one builds for the next; the steps themselves are functions.
 fn link_tools(files: &[(String, FileFacts)], entry_file: Option<&str>) -> Vec<Tool> {
+    // Python functions decorated by a registering helper of the package become candidates.
+    let helped = {
+        let names = Names::new(files);
+        super::python::helpers::expand(files, |e, f| names.resolve(e, f))
+    };
+    let owned;
+    let files = if helped.is_empty() {
+        files
+    } else {
+        let mut copy = files.to_vec();
+        for (index, candidate) in helped {
+            copy[index].1.candidates.push(candidate);
+        }
+        owned = copy;
+        &owned[..]
+    };
     let names = Names::new(files);
     let (best, loop_registration) = choose_definitions(files, &names, entry_file);
     let dispatches = resolve_dispatches(files, &names);

@@ -237,6 +237,7 @@ pub fn read_source(rel: &str, lang: Lang, bytes: Vec<u8>) -> facts::FileFacts {
         return skipped("it is not UTF-8 text".into());
     };
     match parse(&src, lang) {
+        Some(tree) if lang == Lang::Python => python::read(&tree, &src, rel),
         Some(tree) => facts::read(&tree, &src, rel, lang),
         None => skipped("the parser gave up on it".into()),
     }

@@ -105,7 +105,7 @@ impl Job<'_> {
             self.progress.phase(name, "installing");
             let opts = InitOptions {
                 launch: self.server.launch.clone(),
-                args: Vec::new(),
+                args: self.server.args.clone(),
                 env: self.server.env.clone(),
                 timeout: self.opts.evolve.timeout,
                 stages: self.opts.evolve.stages.clone(),

@@ -82,6 +82,8 @@ pub struct Server {
     pub launch: Option<LaunchConfig>,
     /// Environment added to the package's own launch settings (when `launch` is None).
     pub env: BTreeMap<String, String>,
+    /// Arguments appended to the package's own launch settings (when `launch` is None).
+    pub args: Vec<String>,
     pub seed: Option<u64>,
     pub rounds: Option<u32>,
     /// The line of its `[[server]]` table, for messages.
@@ -266,7 +268,13 @@ fn resolve(entry: &ManifestEntry, dir: &Path, line: usize) -> Result<Server, Ser
         (Some(_), Some(_)) => return Err(ServerProblem::PackageAndSource),
         (None, None) => return Err(ServerProblem::NoSource),
     };
-    let launch = (entry.command.is_some() || entry.args.is_some()).then(|| LaunchConfig {
+    // A Python release has no default command of its own kind: without `command` it runs as
+    // its install says, with `args` appended. An npm package's default command is node.
+    let python = [&entry.package, &entry.source]
+        .iter()
+        .any(|s| s.as_deref().is_some_and(|s| s.starts_with("pypi:")));
+    let given = entry.command.is_some() || (entry.args.is_some() && !python);
+    let launch = given.then(|| LaunchConfig {
         command: entry.command.clone().unwrap_or_else(|| "node".into()),
         args: entry.args.clone().unwrap_or_default(),
         env: entry.env.clone(),
@@ -278,6 +286,11 @@ fn resolve(entry: &ManifestEntry, dir: &Path, line: usize) -> Result<Server, Ser
             BTreeMap::new()
         } else {
             entry.env.clone()
+        },
+        args: if launch.is_some() {
+            Vec::new()
+        } else {
+            entry.args.clone().unwrap_or_default()
         },
         launch,
         seed: entry.seed,

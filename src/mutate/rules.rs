@@ -31,6 +31,7 @@ pub fn applies(op: Builtin, tool: &Tool, all: &[Tool]) -> Result<(), &'static st
     let s = &tool.sites;
     let schema = s.schema.as_ref();
     let can_describe = describable(tool).map(|_| ());
+    registered_alone(tool, all)?;
     if matches!(
         op,
         FlexibleExpansion
@@ -109,6 +110,21 @@ pub fn applies(op: Builtin, tool: &Tool, all: &[Tool]) -> Result<(), &'static st
 
 /// Whether another tool's parameters are read from the same object (a copy made by spreading
 /// a definition or instancing a class again).
+/// One registration makes several tools (a helper that registers a function under two
+/// names): any edit of one is an edit of the others.
+fn registered_alone(tool: &Tool, all: &[Tool]) -> Result<(), &'static str> {
+    let Some(mine) = &tool.sites.registration else {
+        return Ok(());
+    };
+    match all
+        .iter()
+        .any(|t| t.name != tool.name && t.sites.registration.as_ref() == Some(mine))
+    {
+        true => Err("its registration also registers another tool, which would change too"),
+        false => Ok(()),
+    }
+}
+
 fn shares_schema(tool: &Tool, all: &[Tool]) -> bool {
     let Some(mine) = &tool.sites.schema else {
         return false;
@@ -997,6 +1013,12 @@ impl Draft<'_> {
                 why: format!("`{}` is not an object literal", site.name),
             });
         }
+        // `{"type": ...}` written tight gets `{"maximum": 5, "type": ...}`, not `{ "maximum": 5,"type"`.
+        let entry = if value[1..].starts_with(char::is_whitespace) {
+            entry.to_string()
+        } else {
+            format!("{} ", entry.trim())
+        };
         self.e
             .insert(self.root, &site.value.file, site.value.bytes.0 + 1, entry)
     }

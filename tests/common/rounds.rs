@@ -167,7 +167,7 @@ pub fn memory_server() -> (PathBuf, LaunchConfig) {
         .iter()
         .find(|e| e.package == "@modelcontextprotocol/server-memory")
         .unwrap();
-    (entry.package_dir(&dir), entry.launch_config())
+    (entry.package_dir(&dir), entry.launch_config(&dir))
 }
 
 pub fn trees(work: &Path) -> Vec<String> {

@@ -12,6 +12,7 @@
 //! `if name == ...` chains (names as literals, constants or enum members), or by a dict of
 //! handlers.
 
+pub mod helpers;
 pub mod params;
 pub mod syntax;
 
@@ -45,6 +46,9 @@ pub fn read(tree: &Tree, src: &str, rel: &str) -> FileFacts {
         rel,
         facts: FileFacts::default(),
         functions: HashMap::new(),
+        instances: Vec::new(),
+        listed_calls: Vec::new(),
+        class_tools: Vec::new(),
     };
     if let Some(err) = super::facts::first_error(root) {
         reader.facts.warnings.push(format!(
@@ -83,6 +87,8 @@ pub fn read(tree: &Tree, src: &str, rel: &str) -> FileFacts {
             _ => {}
         }
     }
+    reader.instance_constants();
+    reader.listed_handlers();
     reader.facts
 }
 
@@ -92,6 +98,12 @@ struct Reader<'s, 't> {
     facts: FileFacts,
     /// Functions defined in this file, by name.
     functions: HashMap<&'s str, Node<'t>>,
+    /// Module-level instances of classes: (instance, class).
+    instances: Vec<(String, String)>,
+    /// Calls on a name listed in a list (`[handler.get_tool_description()]`): (name, element).
+    listed_calls: Vec<(String, crate::inventory::Span)>,
+    /// Tool objects built in a class's method (`Tool(name=self.name, ...)`): (candidate, class).
+    class_tools: Vec<(usize, String)>,
 }
 
 impl<'s, 't> Reader<'s, 't> {
@@ -105,16 +117,19 @@ impl<'s, 't> Reader<'s, 't> {
                 expression.child_by_field_name("function"),
                 expression.child_by_field_name("arguments"),
             ),
-            "attribute" => (Some(expression), None),
+            "attribute" | "identifier" => (Some(expression), None),
             _ => return,
         };
-        let Some(method) = callee
-            .filter(|c| c.kind() == "attribute")
-            .and_then(|c| c.child_by_field_name("attribute"))
-            .map(|a| text(a, self.src))
-        else {
+        let Some(callee_path) = callee.and_then(|c| path(c, self.src)) else {
             return;
         };
+        let method = last_segment(&callee_path);
+        if !callee_path.contains('.') || !TOOL_DECORATORS.contains(&method) {
+            self.maybe_helper_use(method, args, function, decorator, decorated);
+        }
+        if !callee_path.contains('.') {
+            return;
+        }
         if CALL_HANDLER_DECORATORS.contains(&method) {
             self.facts.dispatches.push(Dispatch {
                 name: Expr::Unknown,
@@ -150,6 +165,36 @@ impl<'s, 't> Reader<'s, 't> {
         );
         if let Some(c) = candidate {
             self.facts.candidates.push(c);
+        }
+    }
+
+    /// A function decorated by something not known here (`@register_tool("x")`,
+    /// `@tools.reader("Title")`): kept for linking, which knows whether it registers tools.
+    fn maybe_helper_use(
+        &mut self,
+        helper: &str,
+        args: Option<Node<'t>>,
+        function: Node<'t>,
+        decorator: Node<'t>,
+        decorated: Node<'t>,
+    ) {
+        if CALL_HANDLER_DECORATORS.contains(&helper) || LIST_DECORATORS.contains(&helper) {
+            return;
+        }
+        let (positional, keywords) = helpers::helper_args(args, self.src, self.rel);
+        if let Some(candidate) = self.function_tool(
+            function,
+            None,
+            None,
+            span(decorated, self.rel),
+            span(decorator, self.rel),
+        ) {
+            self.facts.helper_uses.push(helpers::HelperUse {
+                helper: helper.to_string(),
+                positional,
+                keywords,
+                candidate,
+            });
         }
     }
 
@@ -325,6 +370,13 @@ impl<'s, 't> Reader<'s, 't> {
         let Some(target) = target.map(unwrap) else {
             return;
         };
+        // `server.tool(...)(function)` inside a helper registers whatever it is given: the
+        // tools are the functions the helper decorates (`helpers.rs`), not its parameter.
+        if target.kind() == "identifier"
+            && helpers::is_parameter_of_enclosing(call, text(target, self.src), self.src)
+        {
+            return;
+        }
         let registration = span(statement_of(call), self.rel);
         let local = (target.kind() == "identifier")
             .then(|| self.functions.get(text(target, self.src)).copied())
@@ -367,14 +419,16 @@ impl<'s, 't> Reader<'s, 't> {
 
     /// `Tool(name=..., description=..., inputSchema=...)`, as a list element or held in a name.
     fn tool_object(&mut self, call: Node<'t>, keywords: &[(String, Node<'t>)]) {
-        let Some(name_node) = keyword(keywords, "name") else {
+        // A handler class's `Tool(name=self.name, ...)` reads its class attributes.
+        let own = |n: Node<'t>| syntax::class_attribute(call, n, self.src).unwrap_or(n);
+        let Some(name_node) = keyword(keywords, "name").map(own) else {
             return;
         };
         let name = expr(name_node, self.src);
         if name == Expr::Unknown {
             return;
         }
-        let description = keyword(keywords, "description");
+        let description = keyword(keywords, "description").map(own);
         let schema = keyword(keywords, "inputSchema")
             .or_else(|| keyword(keywords, "input_schema"))
             .map_or(SchemaRef::None, |s| {
@@ -389,6 +443,10 @@ impl<'s, 't> Reader<'s, 't> {
             Some("list") => Some(span(call, self.rel)),
             _ => None,
         };
+        if let Some(class) = syntax::enclosing_class(call, self.src) {
+            self.class_tools
+                .push((self.facts.candidates.len(), class.to_string()));
+        }
         self.facts.candidates.push(Candidate {
             name,
             kind: CandidateKind::ToolObject { registered: false },
@@ -546,6 +604,11 @@ impl<'s, 't> Reader<'s, 't> {
     }
 
     fn declaration(&mut self, m: &HashMap<&str, Node<'t>>) {
+        if let (Some(instance), Some(call)) = (m.get("instance"), m.get("listed_call")) {
+            self.listed_calls
+                .push((text(*instance, self.src).to_string(), span(*call, self.rel)));
+            return;
+        }
         if let Some(element) = m.get("element") {
             self.facts.array_refs.push((
                 text(*element, self.src).to_string(),
@@ -557,6 +620,9 @@ impl<'s, 't> Reader<'s, 't> {
             self.facts
                 .functions
                 .push((text(*name, self.src).to_string(), span(*function, self.rel)));
+            self.facts
+                .registering_fns
+                .extend(helpers::registering_fn(*function, self.src));
             return;
         }
         if let (Some(class), Some(body)) = (m.get("classname"), m.get("body")) {
@@ -570,6 +636,15 @@ impl<'s, 't> Reader<'s, 't> {
         if let (Some(name), Some(value)) = (m.get("name"), m.get("value")) {
             let name = text(*name, self.src).to_string();
             let value = unwrap(*value);
+            if value.kind() == "call"
+                && let Some(class) = value
+                    .child_by_field_name("function")
+                    .filter(|f| f.kind() == "identifier")
+            {
+                // `handler = HandlerClass()`: `handler.name` is the class's `name`.
+                self.instances
+                    .push((name.clone(), text(class, self.src).to_string()));
+            }
             if let Some(s) = string_value(value, self.src) {
                 self.facts.constants.push((name, s));
             } else if value.kind() == "dictionary"
@@ -590,6 +665,36 @@ impl<'s, 't> Reader<'s, 't> {
                 );
             }
         }
+    }
+
+    /// A handler class's tool is registered where an instance of it is listed
+    /// (`[echo_handler.get_tool_description()]`), when it is listed once.
+    fn listed_handlers(&mut self) {
+        for (index, class) in &self.class_tools {
+            let mut listed = self.listed_calls.iter().filter(|(instance, _)| {
+                self.instances
+                    .iter()
+                    .any(|(i, c)| i == instance && c == class)
+            });
+            if let (Some((_, element)), None) = (listed.next(), listed.next()) {
+                let candidate = &mut self.facts.candidates[*index];
+                candidate.sites.registration.get_or_insert(element.clone());
+            }
+        }
+    }
+
+    /// The string class attributes of this file seen through module-level instances.
+    fn instance_constants(&mut self) {
+        let mut seen = Vec::new();
+        for (instance, class) in &self.instances {
+            let prefix = format!("{class}.");
+            for (k, v) in &self.facts.constants {
+                if let Some(attr) = k.strip_prefix(&prefix) {
+                    seen.push((format!("{instance}.{attr}"), v.clone()));
+                }
+            }
+        }
+        self.facts.constants.extend(seen);
     }
 
     /// String class attributes (enum members and plain constants): `Class.MEMBER`.

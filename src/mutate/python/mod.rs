@@ -60,9 +60,11 @@ fn node_at<'t>(tree: &'t tree_sitter::Tree, span: &Span) -> Option<Node<'t>> {
 }
 
 /// A tool registered by a decorator or an `add_tool`/`tool(...)(fn)` call that gives no name:
-/// renaming it writes `name=` into that registration.
+/// renaming it writes `name=` into that registration. Not a decorator of the server's own
+/// making, which takes no `name=`.
 pub fn names_by_registration(tool: &Tool) -> bool {
     tool.sites.name.is_none()
+        && tool.sites.helper.is_none()
         && tool
             .sites
             .registration
