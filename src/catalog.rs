@@ -125,3 +125,42 @@ impl CatalogEntry {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(toml_text: &str) -> CatalogEntry {
+        let catalog: Catalog = toml::from_str(toml_text).unwrap();
+        catalog.servers.into_iter().next().unwrap()
+    }
+
+    #[test]
+    fn a_pypi_entry_without_a_command_runs_as_its_install_says_with_its_args_appended() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = entry(
+            "[[server]]\nid = \"x\"\npackage = \"pypi:some-server==1.0\"\nargs = [\"stdio\"]\nenv = { K = \"v\" }\n",
+        );
+        let spec = e.pypi_spec().unwrap().unwrap();
+        let installed = pypi::install_dir(&spec, &dir.path().join(PYPI_INSTALLS));
+        std::fs::create_dir_all(&installed).unwrap();
+        std::fs::write(
+            installed.join("launch.toml"),
+            "command = \".venv/bin/python\"\nargs = [\"-c\", \"run()\"]\n[env]\nPYTHONPATH = \".\"\n",
+        )
+        .unwrap();
+        let launch = e.launch_config(dir.path());
+        assert_eq!(launch.command, ".venv/bin/python");
+        assert_eq!(launch.args, ["-c", "run()", "stdio"]);
+        assert_eq!(launch.env["PYTHONPATH"], ".");
+        assert_eq!(launch.env["K"], "v");
+    }
+
+    #[test]
+    fn an_npm_entry_without_a_command_runs_under_node() {
+        let e = entry("[[server]]\nid = \"x\"\npackage = \"pkg\"\nargs = [\"dist/index.js\"]\n");
+        let launch = e.launch_config(Path::new("."));
+        assert_eq!(launch.command, "node");
+        assert_eq!(launch.args, ["dist/index.js"]);
+    }
+}

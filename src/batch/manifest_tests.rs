@@ -137,3 +137,22 @@ fn a_pypi_source_must_name_an_exact_version() {
     assert_eq!(found[0].server.as_deref(), Some("loose"));
     assert!(found[0].why.contains("pypi:NAME==VERSION"), "{}", found[0]);
 }
+
+#[test]
+fn a_pypi_release_without_a_command_runs_as_installed_with_its_args_appended() {
+    let (_dir, path) = write(
+        "[[server]]\nid = \"py\"\npackage = \"pypi:excel-like==1.0\"\nargs = [\"stdio\"]\nenv = { A = \"1\" }\n\n[[server]]\nid = \"npm\"\npackage = \"some-server\"\nargs = [\"dist/index.js\"]\n",
+    );
+    let manifest = Manifest::load(&path).unwrap();
+    let (py, npm) = (&manifest.servers[0], &manifest.servers[1]);
+    assert!(py.launch.is_none(), "{:?}", py.launch);
+    assert_eq!(py.args, ["stdio"]);
+    assert_eq!(py.env["A"], "1");
+    // An npm package's args still run under node, as written.
+    let launch = npm.launch.as_ref().unwrap();
+    assert_eq!(
+        (launch.command.as_str(), launch.args.clone()),
+        ("node", vec!["dist/index.js".to_string()])
+    );
+    assert!(npm.args.is_empty());
+}
