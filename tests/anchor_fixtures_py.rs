@@ -364,3 +364,26 @@ fn handler_classes_are_named_by_their_class_attributes_and_routed_through_their_
     let params: Vec<&str> = add.params.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(params, ["a", "b"]);
 }
+
+#[test]
+fn handler_classes_named_by_a_base_class_in_another_module_are_found() {
+    let dir = fixture("handler-base");
+    let inventory = anchored(&dir);
+    // `super().__init__("upper_case")` and `super().__init__(TOOL_WORD_COUNT)`, with
+    // `self.name = tool_name` in the base's `__init__` (handlers/base.py).
+    assert_eq!(inventory.names(), ["upper_case", "word_count"]);
+    let upper = inventory.tool("upper_case").unwrap();
+    assert_eq!(
+        snippet(upper.sites.name.as_ref().unwrap(), &dir),
+        "\"upper_case\""
+    );
+    assert_eq!(upper.description.as_deref(), Some("Upper-case a text."));
+    assert!(upper.sites.helper.is_none());
+    let count = inventory.tool("word_count").unwrap();
+    assert_eq!(
+        snippet(count.sites.name.as_ref().unwrap(), &dir),
+        "TOOL_WORD_COUNT"
+    );
+    let params: Vec<&str> = count.params.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(params, ["text"]);
+}

@@ -80,6 +80,20 @@ const FIXTURES: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
     (
+        "handler-base",
+        &[
+            // Listed by a comprehension over a registry: no registration site is written.
+            ("O1", "no registration site to copy"),
+            ("O3", "no registration site to remove"),
+            ("O4", "no registration site to copy"),
+            ("O5", "router in another module"),
+            ("O7", "no optional parameter"),
+            ("O8", "no optional parameter"),
+            ("O9", "already says everything its schema shows"),
+            ("O11", "already says everything its schema shows"),
+        ],
+    ),
+    (
         "handler-class",
         &[
             // Its registration is a method call on an instance: no copy of it names a new tool.

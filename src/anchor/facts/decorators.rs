@@ -27,11 +27,12 @@ pub struct RegisteringFn {
     pub calls: Vec<(String, Vec<Option<String>>)>,
 }
 
-/// A function decorated by a call the reader does not know (`@register_tool("x")`): a tool if
-/// linking finds that the decorator registers one.
+/// A function decorated by a call the reader does not know (`@register_tool("x")`), or a tool
+/// object named by a base class: a tool if linking finds what names it.
 #[derive(Debug, Clone)]
 pub struct HelperUse {
-    /// The decorator's callee, last segment (`register_tool`, `reader`).
+    /// The decorator's callee, last segment (`register_tool`, `reader`); or, for a handler
+    /// class whose base sets its name, `Base.attr` (its `super().__init__(...)` is the use).
     pub helper: String,
     pub positional: Vec<(Expr, Span)>,
     pub keywords: Vec<(String, Expr, Span)>,

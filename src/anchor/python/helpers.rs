@@ -2,6 +2,10 @@
 //! `def register_tool(name): ... server.tool(func, name=name)` used as `@register_tool("x")`,
 //! or a registry's `@tools.reader("Title")` whose method ends in `self.server.tool(...)`.
 //!
+//! A handler class whose base class (in another module) sets `self.name` from what
+//! `super().__init__("x")` passes it is joined the same way: the base's `__init__` is the
+//! function that names the tool (`Base.name`), the class's call to it the use.
+//!
 //! Which decorators those are is known only across files (the registry may live in another
 //! module), so each file records its functions that register tools (`RegisteringFn`) and its
 //! functions decorated by something unknown (`HelperUse`); linking joins them (`expand`).
@@ -242,11 +246,7 @@ pub fn expand(
             };
             for name in names {
                 match name {
-                    HelperName::Own => {
-                        let mut c = used.candidate.clone();
-                        c.sites.helper = Some(used.helper.clone());
-                        out.push((index, c));
-                    }
+                    HelperName::Own => out.push((index, used.candidate.clone())),
                     HelperName::Template(template) => {
                         if let Some(c) = named(used, params, template, file, &resolve) {
                             out.push((index, c));
@@ -285,7 +285,7 @@ fn named(
             Expr::Str(s) => s.clone(),
             other => resolve(other, file)?,
         };
-        if template == placeholder && matches!(value, Expr::Str(_)) {
+        if template == placeholder && !matches!(value, Expr::Unknown) {
             site = Some(at.clone());
         }
         name = name.replace(&placeholder, &text);
@@ -293,6 +293,5 @@ fn named(
     let mut c = used.candidate.clone();
     c.name = Expr::Str(name);
     c.sites.name = site;
-    c.sites.helper = Some(used.helper.clone());
     Some(c)
 }

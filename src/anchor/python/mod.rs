@@ -12,6 +12,7 @@
 //! `if name == ...` chains (names as literals, constants or enum members), or by a dict of
 //! handlers.
 
+pub mod classes;
 pub mod helpers;
 pub mod params;
 pub mod syntax;
@@ -150,7 +151,7 @@ impl<'s, 't> Reader<'s, 't> {
             return;
         }
         let (keywords, positional) = args.map(|a| arguments(a, self.src)).unwrap_or_default();
-        let name_node = keyword(&keywords, "name").or_else(|| {
+        let name_node = tool_name(&keywords, self.src).or_else(|| {
             positional
                 .first()
                 .copied()
@@ -182,13 +183,14 @@ impl<'s, 't> Reader<'s, 't> {
             return;
         }
         let (positional, keywords) = helpers::helper_args(args, self.src, self.rel);
-        if let Some(candidate) = self.function_tool(
+        if let Some(mut candidate) = self.function_tool(
             function,
             None,
             None,
             span(decorated, self.rel),
             span(decorator, self.rel),
         ) {
+            candidate.sites.helper = Some(helper.to_string());
             self.facts.helper_uses.push(helpers::HelperUse {
                 helper: helper.to_string(),
                 positional,
@@ -315,7 +317,7 @@ impl<'s, 't> Reader<'s, 't> {
             // `mcp.tool(name="x")(fn)`: options first, the function second.
             let (keywords, positional) = arguments(m["options"], self.src);
             let (_, target) = arguments(m["args"], self.src);
-            let name = keyword(&keywords, "name").or_else(|| {
+            let name = tool_name(&keywords, self.src).or_else(|| {
                 positional
                     .first()
                     .copied()
@@ -334,7 +336,7 @@ impl<'s, 't> Reader<'s, 't> {
         let (keywords, positional) = arguments(m["args"], self.src);
         match last_segment(&callee) {
             "add_tool" => {
-                let mut name = keyword(&keywords, "name");
+                let mut name = tool_name(&keywords, self.src);
                 let mut description = keyword(&keywords, "description");
                 let mut target = keyword(&keywords, "fn").or(positional.first().copied());
                 // `add_tool(Tool.from_function(fn, name=...))`: the tool is made from `fn`.
@@ -347,7 +349,7 @@ impl<'s, 't> Reader<'s, 't> {
                 {
                     let (inner_keywords, inner_positional) = arguments(args, self.src);
                     target = keyword(&inner_keywords, "fn").or(inner_positional.first().copied());
-                    name = name.or(keyword(&inner_keywords, "name"));
+                    name = name.or(tool_name(&inner_keywords, self.src));
                     description = description.or(keyword(&inner_keywords, "description"));
                 }
                 self.registered_function(call, target, name, description);
@@ -420,14 +422,21 @@ impl<'s, 't> Reader<'s, 't> {
     /// `Tool(name=..., description=..., inputSchema=...)`, as a list element or held in a name.
     fn tool_object(&mut self, call: Node<'t>, keywords: &[(String, Node<'t>)]) {
         // A handler class's `Tool(name=self.name, ...)` reads its class attributes.
-        let own = |n: Node<'t>| syntax::class_attribute(call, n, self.src).unwrap_or(n);
-        let Some(name_node) = keyword(keywords, "name").map(own) else {
+        let own = |n: Node<'t>| classes::class_attribute(call, n, self.src).unwrap_or(n);
+        let Some(name_node) = tool_name(keywords, self.src).map(own) else {
             return;
         };
         let name = expr(name_node, self.src);
         if name == Expr::Unknown {
             return;
         }
+        // `self.name` set by a base class in another module from what `super().__init__`
+        // passes it: named when linking (as a decorator helper's tool is).
+        let from_base = match &name {
+            Expr::Path(p) if p.starts_with("self.") => classes::passed_to_base(call, self.src)
+                .map(|(base, args)| (format!("{base}.{}", &p["self.".len()..]), args)),
+            _ => None,
+        };
         let description = keyword(keywords, "description").map(own);
         let schema = keyword(keywords, "inputSchema")
             .or_else(|| keyword(keywords, "input_schema"))
@@ -443,11 +452,7 @@ impl<'s, 't> Reader<'s, 't> {
             Some("list") => Some(span(call, self.rel)),
             _ => None,
         };
-        if let Some(class) = syntax::enclosing_class(call, self.src) {
-            self.class_tools
-                .push((self.facts.candidates.len(), class.to_string()));
-        }
-        self.facts.candidates.push(Candidate {
+        let candidate = Candidate {
             name,
             kind: CandidateKind::ToolObject { registered: false },
             definition: span(call, self.rel),
@@ -462,7 +467,22 @@ impl<'s, 't> Reader<'s, 't> {
                 declaration: holder_statement.map(|(_, s)| span(s, self.rel)),
                 ..Sites::default()
             },
-        });
+        };
+        if let Some((helper, args)) = from_base {
+            let (positional, keywords) = helpers::helper_args(Some(args), self.src, self.rel);
+            self.facts.helper_uses.push(helpers::HelperUse {
+                helper,
+                positional,
+                keywords,
+                candidate,
+            });
+            return;
+        }
+        if let Some(class) = classes::enclosing_class(call, self.src) {
+            self.class_tools
+                .push((self.facts.candidates.len(), class.to_string()));
+        }
+        self.facts.candidates.push(candidate);
     }
 
     /// `TOOL.model_copy(update={"name": "x", "description": "..."})`: a tool object derived
@@ -626,6 +646,11 @@ impl<'s, 't> Reader<'s, 't> {
             return;
         }
         if let (Some(class), Some(body)) = (m.get("classname"), m.get("body")) {
+            if let Some(definition) = m.get("class") {
+                self.facts
+                    .registering_fns
+                    .extend(classes::init_assignments(*definition, self.src));
+            }
             let class_name = text(*class, self.src).to_string();
             self.class_constants(&class_name, *body);
             if let Some(schema) = params::model(*body, self.src, self.rel) {
@@ -722,6 +747,25 @@ impl<'s, 't> Reader<'s, 't> {
             }
         }
     }
+}
+
+/// The `name=` argument of a registration. A name written `prefix + "x"` is a configured
+/// namespace (empty unless set) before the name the source owns: the literal is the name.
+fn tool_name<'t>(keywords: &[(String, Node<'t>)], src: &str) -> Option<Node<'t>> {
+    let name = unwrap(keyword(keywords, "name")?);
+    if name.kind() == "binary_operator"
+        && name
+            .child_by_field_name("operator")
+            .is_some_and(|o| text(o, src) == "+")
+        && let Some(right) = name.child_by_field_name("right")
+        && string_value(right, src).is_some()
+        && name
+            .child_by_field_name("left")
+            .is_some_and(|l| matches!(l.kind(), "identifier" | "attribute" | "call"))
+    {
+        return Some(right);
+    }
+    Some(name)
 }
 
 /// The string and dotted-name alternatives of a case pattern (`"a" | "b"`, `Tools.X`).

@@ -274,41 +274,6 @@ pub fn docstring_site(node: Node, cleaned: &str, rel: &str) -> crate::inventory:
     }
 }
 
-/// `self.X` inside a method, as the value `X = ...` its class body assigns; None when `node` is
-/// something else or the class does not assign it.
-pub fn class_attribute<'t>(inside: Node<'t>, node: Node<'t>, src: &str) -> Option<Node<'t>> {
-    let node = unwrap(node);
-    let attr = path(node, src)?.strip_prefix("self.")?.to_string();
-    if attr.contains('.') {
-        return None;
-    }
-    let body = class_of(inside)?.child_by_field_name("body")?;
-    let mut cursor = body.walk();
-    body.named_children(&mut cursor).find_map(|statement| {
-        let assignment = statement
-            .named_child(0)
-            .filter(|a| statement.kind() == "expression_statement" && a.kind() == "assignment")?;
-        let left = assignment.child_by_field_name("left")?;
-        (left.kind() == "identifier" && text(left, src) == attr)
-            .then(|| assignment.child_by_field_name("right"))
-            .flatten()
-    })
-}
-
-/// The class definition `node` stands in, if any.
-fn class_of(node: Node) -> Option<Node> {
-    let mut class = node.parent();
-    while let Some(c) = class.filter(|c| c.kind() != "class_definition") {
-        class = c.parent();
-    }
-    class
-}
-
-/// The name of the class `node` stands in, if any.
-pub fn enclosing_class<'s>(node: Node, src: &'s str) -> Option<&'s str> {
-    Some(text(class_of(node)?.child_by_field_name("name")?, src))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
