@@ -319,8 +319,36 @@ fn formatted(name: &str, schema: &Value) -> Option<String> {
     if about.contains("iso 8601") || about.contains("iso8601") {
         return Some("2024-01-15T00:00:00Z".into());
     }
-    None
+    let named = |w: &[&str]| name_words.iter().any(|n| w.contains(&n.as_str()));
+    KINDS
+        .iter()
+        .find(|(names, described, _)| {
+            named(names)
+                || described
+                    .iter()
+                    .any(|d| about.contains(d) && !named(&["path"]))
+        })
+        .map(|(_, _, value)| value.to_string())
 }
+
+/// Kinds of strings a made-up word never is, by the parameter's name or its description, with a
+/// value every server of that kind takes: an SQL statement, arithmetic, a time zone.
+const KINDS: &[(&[&str], &[&str], &str)] = &[
+    (&["sql"], &["sql"], "SELECT 1"),
+    (
+        &["expression", "expr", "formula", "equation"],
+        &["mathematical expression", "math expression", "arithmetic"],
+        "1 + 1",
+    ),
+    (
+        &["timezone", "tz"],
+        &["iana time zone", "iana timezone"],
+        "UTC",
+    ),
+    (&["language", "lang", "locale"], &["language code"], "en"),
+    (&["currency"], &["currency code"], "USD"),
+    (&["country"], &["country code"], "US"),
+];
 
 fn file_name(tool: &str) -> String {
     let name: String = tool
@@ -489,6 +517,23 @@ mod tests {
         assert!(tried.iter().any(|c| c["day"] == "2024-01-15"));
         assert!(tried.iter().any(|c| c.contains_key("url")));
         assert!(!tried.contains(&plain));
+    }
+
+    #[test]
+    fn strings_of_a_kind_are_tried_with_a_value_of_that_kind() {
+        let schema = json!({"type": "object", "properties": {
+            "query": {"type": "string", "description": "The SQL query to run"},
+            "expression": {"type": "string"},
+            "timezone": {"type": "string"},
+            "note": {"type": "string", "description": "Any text"}
+        }, "required": ["query", "expression", "timezone", "note"]});
+        let plain = super::super::arguments_for(&schema);
+        let tried = candidates("run", &schema, &plain, &ctx(&Known::default(), &[]));
+        assert!(tried.iter().any(|c| c["query"] == "SELECT 1"), "{tried:?}");
+        assert!(tried.iter().any(|c| c["expression"] == "1 + 1"));
+        assert!(tried.iter().any(|c| c["timezone"] == "UTC"));
+        // A string of no known kind keeps its plain value.
+        assert!(tried.iter().all(|c| c["note"] == plain["note"]));
     }
 
     #[test]
