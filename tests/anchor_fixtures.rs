@@ -254,3 +254,22 @@ fn helper_and_builder_registrations_are_anchored_with_the_sites_the_rules_edit()
         }
     }
 }
+
+#[test]
+fn a_tool_an_old_build_also_defines_is_anchored_where_the_entry_runs_it() {
+    // `dist/index.js` (an old build nothing imports) registers the same tools with
+    // `server.tool(...)`; the entry `dist/main/index.js` serves them from `./tools.js`.
+    let dir = common::repo().join("fixtures/stale-build");
+    let inventory = anchored(&dir);
+    assert_eq!(inventory.names(), ["count_words", "echo_text"]);
+    for tool in &inventory.tools {
+        assert_eq!(tool.definition.file, "dist/main/tools.js", "{}", tool.name);
+        let handler = tool.handler.as_ref().expect("a handler");
+        assert_eq!(handler.file, "dist/main/tools.js", "{}", tool.name);
+    }
+    let echo = inventory.tool("echo_text").unwrap();
+    assert_eq!(
+        echo.description.as_deref(),
+        Some("Echo a text back, trimmed")
+    );
+}

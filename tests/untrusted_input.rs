@@ -192,7 +192,7 @@ proptest! {
     fn anchoring_any_source_text_never_panics(src in prop_oneof![source(), pieces(SOURCE_PIECES, 40).prop_map(|p| p.concat())], which in 0usize..3) {
         let rel = "index.js";
         let facts = anchor::read_source(rel, Lang::ALL[which], src.into_bytes());
-        let tools = link::link(&[(rel.to_string(), facts)], Some(rel));
+        let tools = link::link(&[(rel.to_string(), facts)], Some(rel), &Default::default());
         for tool in &tools {
             prop_assert!(serde_json::to_string(tool).is_ok());
         }

@@ -1,7 +1,7 @@
 //! Joining the facts of all files into tools: names through constants, schemas and handlers
 //! through imports, dispatch found in another module, duplicates (TS source beside its JS) merged.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::facts::{Candidate, CandidateKind, Dispatch, DispatchKind, FileFacts, HandlerRef};
 use super::params::{self, Schema, SchemaRef};
@@ -150,7 +150,7 @@ fn suffixes(path: &str) -> impl Iterator<Item = &str> {
 
 /// The order in which duplicate definitions of one name are preferred: explicit registration
 /// first, and compiled JavaScript over its TypeScript source, since JavaScript is what runs.
-fn rank(c: &Candidate, entry: Option<&str>) -> (u8, bool, bool) {
+fn rank(c: &Candidate, entry: Option<&str>, reached: &HashSet<String>) -> (bool, u8, bool, bool) {
     let kind = match c.kind {
         CandidateKind::RegisterCall | CandidateKind::Builder => 0,
         CandidateKind::ToolObject { registered: true } => 1,
@@ -160,7 +160,9 @@ fn rank(c: &Candidate, entry: Option<&str>) -> (u8, bool, bool) {
     };
     // A package may ship the same server twice (ESM and CJS, stdio and HTTP entry points):
     // prefer the file that the launch command runs.
+    // A file the entry does not reach (an old build beside the running one) comes last.
     (
+        !reached.is_empty() && !reached.contains(&c.definition.file),
         kind,
         is_typescript(&c.definition.file),
         Some(c.definition.file.as_str()) != entry,
@@ -173,8 +175,13 @@ fn is_typescript(file: &str) -> bool {
         .any(|e| file.ends_with(e))
 }
 
-pub fn link(files: &[(String, FileFacts)], entry_file: Option<&str>) -> Vec<Tool> {
-    let mut tools = link_tools(files, entry_file);
+/// `reached`: the files the entry reaches through its imports (empty when not known).
+pub fn link(
+    files: &[(String, FileFacts)],
+    entry: Option<&str>,
+    reached: &HashSet<String>,
+) -> Vec<Tool> {
+    let mut tools = link_tools(files, entry, reached);
     mark_shared_constants(&mut tools);
     tools
 }
@@ -221,7 +228,11 @@ fn mark_shared_constants(tools: &mut [Tool]) {
 }
 
 // Long: the linking steps run in order over maps each one builds for the next; the steps themselves are functions.
-fn link_tools(files: &[(String, FileFacts)], entry_file: Option<&str>) -> Vec<Tool> {
+fn link_tools(
+    files: &[(String, FileFacts)],
+    entry_file: Option<&str>,
+    reached: &HashSet<String>,
+) -> Vec<Tool> {
     // Python functions decorated by a registering helper of the package become candidates.
     let helped = {
         let names = Names::new(files);
@@ -239,10 +250,16 @@ fn link_tools(files: &[(String, FileFacts)], entry_file: Option<&str>) -> Vec<To
         &owned[..]
     };
     let names = Names::new(files);
-    let (best, loop_registration) = choose_definitions(files, &names, entry_file);
-    let dispatches = resolve_dispatches(files, &names);
+    let (best, loop_registration) = choose_definitions(files, &names, entry_file, reached);
+    // Routes in a file the entry does not reach never run.
+    let runs = |rel: &String| reached.is_empty() || reached.contains(rel);
+    let dispatches: Vec<(String, &Dispatch)> = resolve_dispatches(files, &names)
+        .into_iter()
+        .filter(|(_, d)| !matches!(&d.handler, HandlerRef::At(span) if !runs(&span.file)))
+        .collect();
     let call_handlers: Vec<&Span> = files
         .iter()
+        .filter(|(rel, _)| runs(rel))
         .flat_map(|(_, facts)| &facts.dispatches)
         .filter(|d| d.kind == DispatchKind::CallHandler)
         .filter_map(|d| match &d.handler {
@@ -349,6 +366,7 @@ fn choose_definitions<'f>(
     files: &'f [(String, FileFacts)],
     names: &Names,
     entry_file: Option<&str>,
+    reached: &HashSet<String>,
 ) -> (BTreeMap<String, &'f Candidate>, bool) {
     let mut best: BTreeMap<String, &Candidate> = BTreeMap::new();
     let mut loop_registration = false;
@@ -365,7 +383,7 @@ fn choose_definitions<'f>(
                 continue;
             }
             let entry = best.entry(name).or_insert(c);
-            if rank(c, entry_file) < rank(entry, entry_file) {
+            if rank(c, entry_file, reached) < rank(entry, entry_file, reached) {
                 *entry = c;
             }
         }

@@ -11,6 +11,7 @@ pub mod link;
 pub mod literal;
 pub mod params;
 pub mod python;
+pub mod reach;
 pub mod syntax;
 pub mod text;
 pub mod trees;
@@ -106,7 +107,12 @@ pub fn anchor_with(root: &Path, cache: &Mutex<FactsCache>) -> Result<Inventory, 
         warnings.append(&mut facts.warnings);
     }
     let entry = entry_file(root);
-    let tools = link::link(&read, entry.as_deref());
+    let sources: std::collections::HashSet<String> = read.iter().map(|(r, _)| r.clone()).collect();
+    let reached = entry
+        .as_deref()
+        .map(|e| reach::reachable(root, e, &sources))
+        .unwrap_or_default();
+    let tools = link::link(&read, entry.as_deref(), &reached);
     if tools.is_empty() {
         warnings.push(format!(
             "no tools found in the package's own {} source files; a server that takes its tools from a dependency (node_modules) is out of reach",

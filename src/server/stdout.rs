@@ -88,6 +88,9 @@ pub async fn forward(
         let text = String::from_utf8_lossy(&line);
         let trimmed = text.trim_start();
         if trimmed.starts_with('{') || trimmed.starts_with('[') {
+            if let Some(fixed) = tool_result_without_list(trimmed) {
+                line = fixed.into_bytes();
+            }
             if to_client.write_all(&line).await.is_err()
                 || to_client.write_all(b"\n").await.is_err()
             {
@@ -105,9 +108,47 @@ pub async fn forward(
     let _ = to_client.shutdown().await;
 }
 
+/// A tool result that also carries a `tools` list (`{"tools": [], "content": [...]}`), which
+/// the TypeScript client reads as the tool result it is, but rmcp's untagged result types read
+/// as a tool listing and then refuse: the same result without the stray list. None for every
+/// other line (the common case is decided on the text, without parsing).
+fn tool_result_without_list(line: &str) -> Option<String> {
+    if !line.contains("\"tools\"") || !line.contains("\"content\"") {
+        return None;
+    }
+    let mut message: serde_json::Value = serde_json::from_str(line).ok()?;
+    let result = message.get_mut("result")?.as_object_mut()?;
+    if !result
+        .get("content")
+        .is_some_and(serde_json::Value::is_array)
+    {
+        return None;
+    }
+    result.remove("tools")?;
+    serde_json::to_string(&message).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tool_result_carrying_a_tools_list_loses_only_that_list() {
+        let line = r#"{"jsonrpc":"2.0","id":3,"result":{"tools":[],"isError":false,"content":[{"type":"text","text":"ok"}]}}"#;
+        let fixed: serde_json::Value =
+            serde_json::from_str(&tool_result_without_list(line).unwrap()).unwrap();
+        assert_eq!(
+            fixed,
+            serde_json::json!({"jsonrpc":"2.0","id":3,"result":{"isError":false,"content":[{"type":"text","text":"ok"}]}})
+        );
+        // A real tool listing, and a result that only mentions the words, pass unchanged.
+        let listing =
+            r#"{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"content","inputSchema":{}}]}}"#;
+        assert_eq!(tool_result_without_list(listing), None);
+        let plain =
+            r#"{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"\"tools\""}]}}"#;
+        assert_eq!(tool_result_without_list(plain), None);
+    }
 
     async fn lines_of(input: &[u8], limit: usize) -> Vec<Result<String, &'static str>> {
         let mut reader = BufReader::with_capacity(7, input);
