@@ -5,6 +5,7 @@ pub mod launch;
 mod namespace;
 pub mod process;
 mod python_hint;
+pub mod samples;
 pub mod sandbox;
 pub mod session;
 mod stdout;

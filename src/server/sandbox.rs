@@ -114,7 +114,8 @@ fn kill_processes_at_home(home: &Path) {
     }
 }
 
-/// One server start's scratch folder: `home/`, `tmp/`, `data/` (what `{tmp}` stands for),
+/// One server start's scratch folder: `home/`, `tmp/`, `data/` (what `{tmp}` stands for, with
+/// the sample files of `samples.rs` in `data/samples/`),
 /// `work/`, the copy it runs in, and `node_modules`, a link to the install above the package.
 /// Removed when dropped.
 pub struct Scratch {
@@ -145,6 +146,7 @@ impl Scratch {
             std::os::unix::fs::symlink(installed, dir.path().join(DEPENDENCIES))?;
         }
         let data = dir.path().join("data");
+        super::samples::write(&data)?;
         Ok(Scratch { dir, cwd, data })
     }
 

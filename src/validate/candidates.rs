@@ -17,22 +17,8 @@ const KNOWN_VALUES: usize = 400;
 const VALUE_CHARS: usize = 200;
 /// Values tried per parameter from earlier answers.
 const LEARNED_PER_PARAM: usize = 3;
-/// Strings tried against a `pattern`, in this order: the first it matches is used.
-const PATTERN_PROBES: &[&str] = &[
-    "2024-01-15",
-    "2024-01-15T00:00:00Z",
-    "12:00",
-    "1",
-    "a",
-    "A",
-    "test-1",
-    "user@example.com",
-    "https://example.com/",
-    "UTC",
-    "en",
-    "US",
-    "USD",
-];
+/// Paths tried for a file property inside an object parameter.
+const OBJECT_PATHS: usize = 3;
 /// Stands for the fresh folder of each server start, as in launch settings (`{tmp}`).
 pub const TMP: &str = crate::server::launch::TMP_PLACEHOLDER;
 
@@ -255,21 +241,7 @@ fn alternatives(tool: &str, name: &str, schema: &Value, ctx: &Context<'_>) -> (b
         }
     }
     if path_like(tool, name, schema) {
-        let new_file = json!(format!("{TMP}/{}.txt", file_name(tool)));
-        let files = ctx.known.files.iter().rev().map(|f| json!(f));
-        let folders = ctx.folders.iter().map(|f| json!(f));
-        if folder_like(name) {
-            out.extend(folders);
-            out.push(json!(format!("{TMP}/{}", file_name(tool))));
-        } else if names_new(tool, name) {
-            out.push(new_file);
-            out.extend(files);
-            out.extend(folders);
-        } else {
-            out.extend(files);
-            out.extend(folders);
-            out.push(new_file);
-        }
+        out.extend(paths(tool, name, schema, ctx));
     }
     let strong = !out.is_empty();
     if let Some(members) = schema["enum"].as_array() {
@@ -284,11 +256,12 @@ fn alternatives(tool: &str, name: &str, schema: &Value, ctx: &Context<'_>) -> (b
         }
     }
     if is_string {
-        out.extend(formatted(name, schema).map(|s| json!(s)));
+        out.extend(super::kinds::formatted(name, schema).map(|s| json!(s)));
     }
     if is_number && schema["minimum"].as_f64().is_none_or(|m| m <= 0.0) {
         out.push(json!(0));
     }
+    out.extend(object_paths(tool, name, schema, ctx));
     if schema_is(schema, "array") && schema["items"].is_object() {
         let (item_strong, items) = alternatives(tool, name, &schema["items"], ctx);
         out.extend(items.into_iter().map(|v| json!([v])));
@@ -297,58 +270,59 @@ fn alternatives(tool: &str, name: &str, schema: &Value, ctx: &Context<'_>) -> (b
     (strong, dedup(out))
 }
 
-/// A string the schema's format, pattern or description asks for, when the plain one may not
-/// be it ("a date in YYYY-MM-DD format").
-fn formatted(name: &str, schema: &Value) -> Option<String> {
-    if let Some(pattern) = schema["pattern"].as_str()
-        && let Ok(re) = regex::Regex::new(pattern)
-    {
-        return PATTERN_PROBES
-            .iter()
-            .find(|p| re.is_match(p))
-            .map(|p| p.to_string());
+/// Paths worth trying for a path parameter: files earlier calls made, a sample of the kind the
+/// tool reads, the folders the server may use, a new file; for a folder, the folders first.
+fn paths(tool: &str, name: &str, schema: &Value, ctx: &Context<'_>) -> Vec<Value> {
+    let mut out = Vec::new();
+    let new_file = json!(format!("{TMP}/{}.txt", file_name(tool)));
+    let files = ctx.known.files.iter().rev().map(|f| json!(f));
+    let folders = ctx.folders.iter().map(|f| json!(f));
+    let samples_dir = format!("{TMP}/{}", crate::server::samples::SAMPLES_DIR);
+    if folder_like(name) {
+        out.extend(folders);
+        out.push(json!(samples_dir));
+        out.push(json!(format!("{TMP}/{}", file_name(tool))));
+    } else if names_new(tool, name) {
+        out.push(new_file);
+        out.extend(files);
+        out.extend(folders);
+    } else {
+        // A file that exists, of the kind the tool's words ask for (`{tmp}/samples/`).
+        let mut about = words(tool);
+        about.extend(words(name));
+        about.extend(words(schema["description"].as_str().unwrap_or("")));
+        let samples = crate::server::samples::fitting(&about)
+            .into_iter()
+            .map(|f| json!(format!("{samples_dir}/{f}")));
+        out.extend(files);
+        out.extend(samples);
+        out.extend(folders);
+        out.push(new_file);
     }
-    let about = schema["description"]
-        .as_str()
-        .unwrap_or("")
-        .to_ascii_lowercase();
-    let name_words = words(name);
-    if about.contains("yyyy-mm-dd") || name_words.iter().any(|w| w == "date") {
-        return Some("2024-01-15".into());
-    }
-    if about.contains("iso 8601") || about.contains("iso8601") {
-        return Some("2024-01-15T00:00:00Z".into());
-    }
-    let named = |w: &[&str]| name_words.iter().any(|n| w.contains(&n.as_str()));
-    KINDS
-        .iter()
-        .find(|(names, described, _)| {
-            named(names)
-                || described
-                    .iter()
-                    .any(|d| about.contains(d) && !named(&["path"]))
-        })
-        .map(|(_, _, value)| value.to_string())
+    out
 }
 
-/// Kinds of strings a made-up word never is, by the parameter's name or its description, with a
-/// value every server of that kind takes: an SQL statement, arithmetic, a time zone.
-const KINDS: &[(&[&str], &[&str], &str)] = &[
-    (&["sql"], &["sql"], "SELECT 1"),
-    (
-        &["expression", "expr", "formula", "equation"],
-        &["mathematical expression", "math expression", "arithmetic"],
-        "1 + 1",
-    ),
-    (
-        &["timezone", "tz"],
-        &["iana time zone", "iana timezone"],
-        "UTC",
-    ),
-    (&["language", "lang", "locale"], &["language code"], "en"),
-    (&["currency"], &["currency code"], "USD"),
-    (&["country"], &["country code"], "US"),
-];
+/// An object (say an array's item) with a file path among its properties: that path set to
+/// what a path parameter of its own would get (`sources: [{path: "..."}]`).
+fn object_paths(tool: &str, name: &str, schema: &Value, ctx: &Context<'_>) -> Vec<Value> {
+    let mut out = Vec::new();
+    let Some(props) = schema["properties"]
+        .as_object()
+        .filter(|_| schema_is(schema, "object"))
+    else {
+        return out;
+    };
+    let base = value_for(schema, name);
+    for (key, prop) in props.iter().filter(|(k, p)| path_like(tool, k, p)) {
+        let (_, values) = alternatives(tool, key, prop, ctx);
+        for value in values.into_iter().take(OBJECT_PATHS) {
+            let mut object = base.as_object().cloned().unwrap_or_default();
+            object.insert(key.clone(), value);
+            out.push(Value::Object(object));
+        }
+    }
+    out
+}
 
 fn file_name(tool: &str) -> String {
     let name: String = tool

@@ -83,3 +83,50 @@ fn a_quick_call_sets_every_number_small() {
     let quick = quick(&schema, &Map::new()).unwrap();
     assert_eq!(Value::Object(quick), json!({"duration": 1, "steps": 2}));
 }
+
+#[test]
+fn a_file_parameter_is_tried_with_a_sample_of_the_kind_its_tool_reads() {
+    let schema = json!({"type": "object", "properties": {
+        "filePaths": {"type": "array", "items": {"type": "string"}, "description": "Files to lint"}
+    }, "required": ["filePaths"]});
+    let plain = super::super::arguments_for(&schema);
+    let tried = candidates("lint-files", &schema, &plain, &ctx(&Known::default(), &[]));
+    let first_sample = tried
+        .iter()
+        .find_map(|c| {
+            c["filePaths"][0]
+                .as_str()
+                .filter(|p| p.contains("/samples/"))
+        })
+        .unwrap();
+    assert_eq!(first_sample, "{tmp}/samples/sample.js");
+    let schema = json!({"type": "object", "properties": {
+        "path": {"type": "string", "description": "The PDF to read"}
+    }, "required": ["path"]});
+    let plain = super::super::arguments_for(&schema);
+    let tried = candidates("read_pdf", &schema, &plain, &ctx(&Known::default(), &[]));
+    assert!(
+        tried
+            .iter()
+            .any(|c| c["path"] == "{tmp}/samples/sample.pdf"),
+        "{tried:?}"
+    );
+}
+
+#[test]
+fn a_file_path_inside_an_array_of_objects_is_tried_with_a_sample() {
+    let schema = json!({"type": "object", "properties": {
+        "sources": {"type": "array", "items": {"type": "object", "properties": {
+            "path": {"type": "string", "description": "Path to the local PDF file"},
+            "url": {"type": "string"}
+        }}}
+    }, "required": ["sources"]});
+    let plain = super::super::arguments_for(&schema);
+    let tried = candidates("read_pdf", &schema, &plain, &ctx(&Known::default(), &[]));
+    assert!(
+        tried
+            .iter()
+            .any(|c| c["sources"] == json!([{"path": "{tmp}/samples/sample.pdf"}])),
+        "{tried:?}"
+    );
+}

@@ -22,6 +22,7 @@ mod discover;
 pub mod effect;
 mod exercise;
 mod judge;
+mod kinds;
 pub mod normalize;
 mod params;
 mod plan;
