@@ -101,22 +101,9 @@ fn assigned<'t>(
 
 /// `__init__`'s parameters, without `self`.
 fn init_params(init: Node, src: &str) -> Vec<String> {
-    let Some(params) = init.child_by_field_name("parameters") else {
-        return Vec::new();
-    };
-    let mut cursor = params.walk();
-    let names: Vec<String> = params
-        .named_children(&mut cursor)
-        .filter_map(|p| match p.kind() {
-            "identifier" => Some(text(p, src).to_string()),
-            "typed_parameter" => p.named_child(0).map(|n| text(n, src).to_string()),
-            "default_parameter" | "typed_default_parameter" => p
-                .child_by_field_name("name")
-                .map(|n| text(n, src).to_string()),
-            _ => None,
-        })
-        .collect();
-    names.into_iter().skip(1).collect()
+    init.child_by_field_name("parameters")
+        .map(|p| super::helpers::parameters(p, src))
+        .unwrap_or_default()
 }
 
 /// The `super().__init__(...)` call a statement makes, if it is one.
@@ -161,19 +148,36 @@ fn base_class<'t>(class: Node<'t>, src: &str) -> Option<Node<'t>> {
 /// The parameter (index without `self`, and name) that a class's `__init__` assigns to
 /// `self.attr`.
 fn init_param_assigned(class: Node, attr: &str, src: &str) -> Option<(usize, String)> {
-    let init = init_of(class, src)?;
+    self_params(class, src)
+        .into_iter()
+        .find(|(a, _, _)| a == attr)
+        .map(|(_, index, param)| (index, param))
+}
+
+/// Every `self.attr = param` of a class's `__init__`: (attr, the parameter's index without
+/// `self`, its name), in order.
+fn self_params(class: Node, src: &str) -> Vec<(String, usize, String)> {
+    let Some(init) = init_of(class, src) else {
+        return Vec::new();
+    };
     let params = init_params(init, src);
-    let init_body = init.child_by_field_name("body")?;
-    let mut cursor = init_body.walk();
-    let statements: Vec<Node> = init_body.named_children(&mut cursor).collect();
-    statements.iter().find_map(|s| {
-        let value = assigned(*s, attr, src, |left| {
-            path(left, src).is_some_and(|p| p == format!("self.{attr}"))
-        })?;
-        let name = text(value, src);
-        let index = params.iter().position(|p| p == name)?;
-        Some((index, name.to_string()))
-    })
+    let Some(body) = init.child_by_field_name("body") else {
+        return Vec::new();
+    };
+    let mut cursor = body.walk();
+    body.named_children(&mut cursor)
+        .filter_map(|s| {
+            let assignment = s
+                .named_child(0)
+                .filter(|a| s.kind() == "expression_statement" && a.kind() == "assignment")?;
+            let attr = path(assignment.child_by_field_name("left")?, src)?
+                .strip_prefix("self.")?
+                .to_string();
+            let value = text(unwrap(assignment.child_by_field_name("right")?), src);
+            let index = params.iter().position(|p| p == value)?;
+            Some((attr, index, value.to_string()))
+        })
+        .collect()
 }
 
 /// `self.attr` in a class whose base (defined in another file) sets it in `__init__`: the base's
@@ -203,30 +207,14 @@ pub fn init_assignments(
     let Some(name) = class.child_by_field_name("name").map(|n| text(n, src)) else {
         return Vec::new();
     };
-    let Some(init) = init_of(class, src) else {
-        return Vec::new();
-    };
-    let params = init_params(init, src);
-    let Some(init_body) = init.child_by_field_name("body") else {
-        return Vec::new();
-    };
-    let mut cursor = init_body.walk();
-    init_body
-        .named_children(&mut cursor)
-        .filter_map(|s| {
-            let assignment = s
-                .named_child(0)
-                .filter(|a| s.kind() == "expression_statement" && a.kind() == "assignment")?;
-            let attr = path(assignment.child_by_field_name("left")?, src)?
-                .strip_prefix("self.")?
-                .to_string();
-            let value = text(unwrap(assignment.child_by_field_name("right")?), src);
-            params.iter().any(|p| p == value).then(|| RegisteringFn {
-                name: format!("{name}.{attr}"),
-                params: params.clone(),
-                names: vec![HelperName::Template(format!("{{{value}}}"))],
-                calls: Vec::new(),
-            })
+    let params = init_of(class, src).map_or_else(Vec::new, |init| init_params(init, src));
+    self_params(class, src)
+        .into_iter()
+        .map(|(attr, _, param)| RegisteringFn {
+            name: format!("{name}.{attr}"),
+            params: params.clone(),
+            names: vec![HelperName::Template(format!("{{{param}}}"))],
+            calls: Vec::new(),
         })
         .collect()
 }

@@ -88,7 +88,7 @@ pub fn is_parameter_of_enclosing(node: Node, name: &str, src: &str) -> bool {
 }
 
 /// The parameter names of a `parameters` node, without a leading `self` or `cls`.
-fn parameters(node: Node, src: &str) -> Vec<String> {
+pub(super) fn parameters(node: Node, src: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cursor = node.walk();
     for p in node.named_children(&mut cursor) {
