@@ -141,6 +141,8 @@ pub struct FileFacts {
     /// making), and functions decorated by such an unknown decorator; linking joins them.
     pub registering_fns: Vec<decorators::RegisteringFn>,
     pub helper_uses: Vec<decorators::HelperUse>,
+    /// JS/TS: the relative specifiers the file imports (`reach.rs` follows them from the entry).
+    pub imports: Vec<String>,
     pub warnings: Vec<String>,
 }
 

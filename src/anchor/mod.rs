@@ -107,10 +107,13 @@ pub fn anchor_with(root: &Path, cache: &Mutex<FactsCache>) -> Result<Inventory, 
         warnings.append(&mut facts.warnings);
     }
     let entry = entry_file(root);
-    let sources: std::collections::HashSet<String> = read.iter().map(|(r, _)| r.clone()).collect();
+    let imports: HashMap<&str, &[String]> = read
+        .iter()
+        .map(|(r, f)| (r.as_str(), f.imports.as_slice()))
+        .collect();
     let reached = entry
         .as_deref()
-        .map(|e| reach::reachable(root, e, &sources))
+        .map(|e| reach::reachable(e, &imports))
         .unwrap_or_default();
     let tools = link::link(&read, entry.as_deref(), &reached);
     if tools.is_empty() {
@@ -244,7 +247,10 @@ pub fn read_source(rel: &str, lang: Lang, bytes: Vec<u8>) -> facts::FileFacts {
     };
     match parse(&src, lang) {
         Some(tree) if lang == Lang::Python => python::read(&tree, &src, rel),
-        Some(tree) => facts::read(&tree, &src, rel, lang),
+        Some(tree) => facts::FileFacts {
+            imports: reach::specifiers(&src),
+            ..facts::read(&tree, &src, rel, lang)
+        },
         None => skipped("the parser gave up on it".into()),
     }
 }

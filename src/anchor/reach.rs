@@ -2,7 +2,7 @@
 //! an old build beside the one it runs (a stale `dist/index.js` next to `dist/main/index.js`),
 //! and a tool defined in both is the running one where the entry reaches it.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Component, Path, PathBuf};
 use std::sync::LazyLock;
 
@@ -30,22 +30,28 @@ const SUFFIXES: &[&str] = &[
     "/index.ts",
 ];
 
-/// The files (relative to `root`, as anchoring names them) reachable from `entry`, the entry
-/// included; empty when the entry imports nothing of its own (a bundle, or not JS), which
-/// means "unknown", not "nothing".
-pub fn reachable(root: &Path, entry: &str, sources: &HashSet<String>) -> HashSet<String> {
+/// The relative specifiers a JS/TS source imports (read once per file, with its facts).
+pub fn specifiers(text: &str) -> Vec<String> {
+    SPECIFIER
+        .captures_iter(text)
+        .map(|c| c[1].to_string())
+        .collect()
+}
+
+/// The files (as anchoring names them) reachable from `entry`, given each source's
+/// specifiers, the entry included; empty when the entry imports nothing of its own (a bundle,
+/// or not JS), which means "unknown", not "nothing".
+pub fn reachable(entry: &str, imports: &HashMap<&str, &[String]>) -> HashSet<String> {
+    let sources: HashSet<String> = imports.keys().map(|k| k.to_string()).collect();
     let mut seen: HashSet<String> = HashSet::new();
     let mut queue = VecDeque::from([entry.to_string()]);
     while let Some(file) = queue.pop_front() {
         if !seen.insert(file.clone()) {
             continue;
         }
-        let Ok(text) = std::fs::read_to_string(root.join(&file)) else {
-            continue;
-        };
         let dir = Path::new(&file).parent().unwrap_or(Path::new(""));
-        for spec in SPECIFIER.captures_iter(&text).map(|c| c[1].to_string()) {
-            if let Some(target) = resolve(dir, &spec, sources) {
+        for spec in imports.get(file.as_str()).copied().unwrap_or_default() {
+            if let Some(target) = resolve(dir, spec, &sources) {
                 queue.push_back(target);
             }
         }
@@ -92,34 +98,24 @@ mod tests {
 
     #[test]
     fn an_entry_reaches_what_it_imports_and_not_a_stale_build_beside_it() {
-        let dir = tempfile::tempdir().unwrap();
-        let write = |rel: &str, text: &str| {
-            let path = dir.path().join(rel);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, text).unwrap();
-        };
-        write(
-            "dist/main/index.js",
-            "import app from './app.js';\nconst r = require(\"../routes\");\n",
-        );
-        write(
-            "dist/main/app.js",
-            "export default () => import('./lazy.js');\n",
-        );
-        write("dist/main/lazy.js", "import x from 'some-dependency';\n");
-        write("dist/routes/index.js", "");
-        write("dist/index.js", "// an old build\n");
-        let sources: HashSet<String> = [
-            "dist/main/index.js",
-            "dist/main/app.js",
-            "dist/main/lazy.js",
-            "dist/routes/index.js",
-            "dist/index.js",
-        ]
-        .into_iter()
-        .map(String::from)
-        .collect();
-        let reached = reachable(dir.path(), "dist/main/index.js", &sources);
+        let files = [
+            (
+                "dist/main/index.js",
+                "import app from './app.js';\nconst r = require(\"../routes\");\n",
+            ),
+            (
+                "dist/main/app.js",
+                "export default () => import('./lazy.js');\n",
+            ),
+            ("dist/main/lazy.js", "import x from 'some-dependency';\n"),
+            ("dist/routes/index.js", ""),
+            ("dist/index.js", "// an old build\n"),
+        ];
+        let specs: Vec<(&str, Vec<String>)> =
+            files.iter().map(|(f, t)| (*f, specifiers(t))).collect();
+        let imports: HashMap<&str, &[String]> =
+            specs.iter().map(|(f, s)| (*f, s.as_slice())).collect();
+        let reached = reachable("dist/main/index.js", &imports);
         let mut reached: Vec<&str> = reached.iter().map(String::as_str).collect();
         reached.sort();
         assert_eq!(
@@ -132,7 +128,7 @@ mod tests {
             ]
         );
         // An entry that imports nothing of its own says nothing about the rest.
-        assert!(reachable(dir.path(), "dist/index.js", &sources).is_empty());
+        assert!(reachable("dist/index.js", &imports).is_empty());
     }
 
     #[test]
