@@ -154,4 +154,49 @@ fn main() {
         .map(|d| peak_rss_mb(&bin, d))
         .fold(0.0, f64::max);
     println!("peak RSS of `mcpevol anchor --json` over all packages: {peak:.1} MB");
+    let largest = packages
+        .iter()
+        .flat_map(|d| anchor::source_files(d))
+        .filter(|f| f.lang != anchor::grammar::Lang::Python)
+        .max_by_key(|f| std::fs::metadata(&f.path).map_or(0, |m| m.len()));
+    one_large_file(largest.expect("a source file").path);
+    if let Some(extra) = std::env::var_os("MCPEVOL_BENCH_FILE") {
+        one_large_file(PathBuf::from(extra));
+    }
+}
+
+/// Cold anchoring of one large file (parse and facts) in a pool of one thread and in a pool of
+/// every thread, alternated run by run.
+fn one_large_file(path: PathBuf) {
+    let lang = anchor::grammar::Lang::for_path(&path).expect("a JS or TS file");
+    let bytes = std::fs::read(&path).expect("the file");
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let pool = |n| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .unwrap()
+    };
+    let (one, all) = (pool(1), pool(threads));
+    let (mut t1, mut tn) = (Vec::new(), Vec::new());
+    let mut tools = (0, 0);
+    for _ in 0..RUNS {
+        for (pool, times, count) in [(&one, &mut t1, &mut tools.0), (&all, &mut tn, &mut tools.1)] {
+            anchor::trees::clear();
+            let start = Instant::now();
+            let facts = pool.install(|| anchor::read_source("f", lang, bytes.clone()));
+            times.push(start.elapsed());
+            *count = facts.candidates.len();
+        }
+    }
+    assert_eq!(tools.0, tools.1, "the same candidates either way");
+    let (t1, tn) = (median(t1), median(tn));
+    println!(
+        "one file, cold: {} ({} bytes): 1 thread {:.0} ms, {threads} threads {:.0} ms, {:.2}x",
+        path.display(),
+        bytes.len(),
+        t1.as_secs_f64() * 1e3,
+        tn.as_secs_f64() * 1e3,
+        t1.as_secs_f64() / tn.as_secs_f64()
+    );
 }

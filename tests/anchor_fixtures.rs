@@ -273,3 +273,50 @@ fn a_tool_an_old_build_also_defines_is_anchored_where_the_entry_runs_it() {
         Some("Echo a text back, trimmed")
     );
 }
+
+/// Every JavaScript and TypeScript file of the fixtures, and the largest file of a real bundled
+/// server, read whole and read in 2 to 7 parts (the bundle also parsed in pieces): the same
+/// facts, in the same order.
+#[test]
+fn a_file_read_in_parts_has_the_facts_it_has_read_whole() {
+    use mcpevol::anchor::{facts, grammar::Lang, parse};
+    let mut files: Vec<std::path::PathBuf> = common::fixtures()
+        .iter()
+        .flat_map(|dir| mcpevol::anchor::source_files(dir))
+        .filter(|f| f.lang != Lang::Python)
+        .map(|f| f.path)
+        .collect();
+    let bundle = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("servers-npm/node_modules/@modelcontextprotocol/server-wiki-explorer/dist/server.js");
+    assert!(bundle.is_file(), "run scripts/install-servers.sh first");
+    files.push(bundle.clone());
+    let mut split_files = 0;
+    for path in &files {
+        let src = std::fs::read_to_string(path).unwrap();
+        let lang = Lang::for_path(path).unwrap();
+        let tree = parse(&src, lang).unwrap();
+        let whole = format!("{:?}", facts::read_in_parts(&tree, &src, "f", lang, 1));
+        for parts in 2..=7 {
+            let cut = facts::split::ranges(tree.root_node(), parts).len();
+            split_files += usize::from(parts == 2 && cut == 2);
+            let read = format!("{:?}", facts::read_in_parts(&tree, &src, "f", lang, parts));
+            assert!(read == whole, "{}: {parts} parts differ", path.display());
+        }
+        if *path == bundle {
+            assert_eq!(facts::split::ranges(tree.root_node(), 7).len(), 7);
+            assert!(
+                whole.contains("candidates: [Candidate"),
+                "the bundle's tools are read"
+            );
+            // Parsed in pieces, each piece its own tree: the same facts again.
+            for pieces in 2..=4 {
+                let trees = mcpevol::anchor::pieces::parse(&src, lang, pieces)
+                    .unwrap_or_else(|| panic!("the bundle is cut in {pieces} pieces"));
+                assert_eq!(trees.len(), pieces);
+                let read = format!("{:?}", facts::read_pieces(&trees, &src, "f", lang));
+                assert!(read == whole, "{pieces} pieces differ");
+            }
+        }
+    }
+    assert!(split_files > 20, "only {split_files} files were cut in two");
+}

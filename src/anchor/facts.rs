@@ -9,9 +9,11 @@
 
 mod calls;
 pub mod decorators;
+pub mod split;
 
 use std::collections::{HashMap, HashSet};
 
+use rayon::prelude::*;
 use streaming_iterator::StreamingIterator;
 use tree_sitter::{Node, Query, QueryCursor, Tree};
 
@@ -147,9 +149,44 @@ pub struct FileFacts {
 }
 
 /// Reads the facts of one parsed JavaScript or TypeScript file (Python's: `python::read`).
+/// A large file is read on every core: see [`split`].
 pub fn read(tree: &Tree, src: &str, rel: &str, lang: Lang) -> FileFacts {
-    let q = lang.queries();
+    read_in_parts(tree, src, rel, lang, split::parts_for(src.len()))
+}
+
+/// [`read`] with the file's top-level statements cut into `parts` runs of about equal size,
+/// each matched and read on its own; the facts are the same for any number of parts.
+pub fn read_in_parts(tree: &Tree, src: &str, rel: &str, lang: Lang, parts: usize) -> FileFacts {
     let root = tree.root_node();
+    let parts: Vec<_> = split::ranges(root, parts)
+        .into_iter()
+        .map(|range| (root, range))
+        .collect();
+    read_parts(&parts, src, rel, lang)
+}
+
+/// The facts of a file parsed in pieces ([`super::pieces`]), each piece read as one part.
+pub fn read_pieces(trees: &[Tree], src: &str, rel: &str, lang: Lang) -> FileFacts {
+    let parts: Vec<_> = trees
+        .iter()
+        .map(|t| (t.root_node(), t.root_node().byte_range()))
+        .collect();
+    read_parts(&parts, src, rel, lang)
+}
+
+/// Reads the parts of one file, each a tree's root and the byte range of it to match, in file
+/// order.
+fn read_parts(
+    parts: &[(Node, std::ops::Range<usize>)],
+    src: &str,
+    rel: &str,
+    lang: Lang,
+) -> FileFacts {
+    let q = lang.queries();
+    let groups: Vec<Vec<Match>> = parts
+        .par_iter()
+        .map(|(root, range)| matches_in(&q.all, *root, src, range.clone()))
+        .collect();
     let mut reader = Reader {
         src,
         rel,
@@ -158,17 +195,18 @@ pub fn read(tree: &Tree, src: &str, rel: &str, lang: Lang) -> FileFacts {
         declared_objects: HashMap::new(),
         register_calls: HashSet::new(),
     };
-    if let Some(err) = first_error(root) {
+    if let Some(err) = parts.iter().find_map(|(root, _)| first_error(*root)) {
         reader.facts.warnings.push(format!(
             "{rel}: syntax error at line {}; tools in the damaged part may be missed",
             err.start_position().row + 1
         ));
     }
-    let matches = all_matches(&q.all, root, src);
     let kind = |m: &Match| q.kind(m.pattern);
-    // Registrations first: they claim the objects passed to them (`addTool({...})`).
-    for m in matches
+    // Over the whole file first: declared objects, and registrations, which claim the objects
+    // passed to them (`addTool({...})`) wherever in the file the object is matched.
+    for m in groups
         .iter()
+        .flatten()
         .filter(|m| kind(m) == QueryKind::Declarations)
     {
         if let (Some(name), Some(value)) = (m.get("name"), m.get("value").map(unwrap))
@@ -178,31 +216,36 @@ pub fn read(tree: &Tree, src: &str, rel: &str, lang: Lang) -> FileFacts {
             reader.declared_objects.insert(text(name, src), value);
         }
     }
-    for m in matches.iter().filter(|m| kind(m) == QueryKind::Register) {
+    for m in groups
+        .iter()
+        .flatten()
+        .filter(|m| kind(m) == QueryKind::Register)
+    {
         reader.register_call(m);
     }
-    for m in &matches {
-        match kind(m) {
-            QueryKind::Register => {}
-            QueryKind::Helpers => reader.helper_call(m),
-            QueryKind::Builders => reader.builder_chain(m),
-            QueryKind::Objects => reader.object(m.node("object")),
-            QueryKind::Dispatch => reader.dispatch(m),
-            QueryKind::Declarations => reader.declaration(m),
-            QueryKind::Classes => reader.class(m.node("class"), m.node("body")),
-            QueryKind::PyDecorated
-            | QueryKind::PyCalls
-            | QueryKind::PyDispatch
-            | QueryKind::PyDeclarations => {}
-            QueryKind::Enums => {
-                let (e, member, value) = (m.node("enum"), m.node("member"), m.node("value"));
-                if let Some(v) = syntax::string_value(value, src) {
-                    reader.constant(format!("{}.{}", text(e, src), text(member, src)), v);
-                }
-            }
+    // Then every other match: a file in one part by this reader, a file in several parts by a
+    // reader per part that shares those claims.
+    if let [matches] = groups.as_slice() {
+        for m in matches {
+            reader.read_match(kind(m), m);
         }
+        return reader.facts;
     }
-    reader.facts
+    let parts: Vec<FileFacts> = groups
+        .par_iter()
+        .map(|matches| {
+            let mut part = reader.fork();
+            for m in matches {
+                part.read_match(kind(m), m);
+            }
+            part.facts
+        })
+        .collect();
+    let mut facts = reader.facts;
+    for part in parts {
+        facts.append(part);
+    }
+    facts
 }
 
 /// One query match with its captures looked up by name.
@@ -226,11 +269,23 @@ impl<'t> Match<'_, 't> {
     }
 }
 
-fn all_matches<'q, 't>(query: &'q Query, root: Node<'t>, src: &str) -> Vec<Match<'q, 't>> {
+/// The matches of `query` in one byte range of the file, in the order the cursor gives them.
+fn matches_in<'q, 't>(
+    query: &'q Query,
+    root: Node<'t>,
+    src: &str,
+    range: std::ops::Range<usize>,
+) -> Vec<Match<'q, 't>> {
     let mut cursor = QueryCursor::new();
+    cursor.set_byte_range(range.clone());
     let mut matches = cursor.matches(query, root, src.as_bytes());
     let mut out = Vec::new();
     while let Some(m) = matches.next() {
+        // A match belongs to the range its first node starts in, so that none is read twice.
+        let start = m.captures.iter().map(|c| c.node.start_byte()).min();
+        if start.is_some_and(|s| !range.contains(&s)) {
+            continue;
+        }
         let captures = m.captures.iter().map(|c| (c.index, c.node)).collect();
         out.push(Match {
             query,
@@ -266,6 +321,41 @@ struct Reader<'s, 't> {
 }
 
 impl<'t> Reader<'_, 't> {
+    /// A reader for another part of the same file: the claims made over the whole file, and
+    /// facts of its own.
+    fn fork(&self) -> Self {
+        Reader {
+            facts: FileFacts::default(),
+            registered_objects: self.registered_objects.clone(),
+            declared_objects: self.declared_objects.clone(),
+            register_calls: self.register_calls.clone(),
+            ..*self
+        }
+    }
+
+    fn read_match(&mut self, kind: QueryKind, m: &Match<'_, 't>) {
+        let src = self.src;
+        match kind {
+            QueryKind::Register => {}
+            QueryKind::Helpers => self.helper_call(m),
+            QueryKind::Builders => self.builder_chain(m),
+            QueryKind::Objects => self.object(m.node("object")),
+            QueryKind::Dispatch => self.dispatch(m),
+            QueryKind::Declarations => self.declaration(m),
+            QueryKind::Classes => self.class(m.node("class"), m.node("body")),
+            QueryKind::PyDecorated
+            | QueryKind::PyCalls
+            | QueryKind::PyDispatch
+            | QueryKind::PyDeclarations => {}
+            QueryKind::Enums => {
+                let (e, member, value) = (m.node("enum"), m.node("member"), m.node("value"));
+                if let Some(v) = syntax::string_value(value, src) {
+                    self.constant(format!("{}.{}", text(e, src), text(member, src)), v);
+                }
+            }
+        }
+    }
+
     fn handler_ref(&self, node: Node) -> Option<HandlerRef> {
         let node = unwrap(node);
         if is_function(node) || node.kind() == "method_definition" {

@@ -10,6 +10,7 @@ pub mod grammar;
 pub mod link;
 pub mod literal;
 pub mod params;
+pub mod pieces;
 pub mod python;
 pub mod reach;
 pub mod syntax;
@@ -245,6 +246,17 @@ pub fn read_source(rel: &str, lang: Lang, bytes: Vec<u8>) -> facts::FileFacts {
     let Ok(src) = String::from_utf8(bytes) else {
         return skipped("it is not UTF-8 text".into());
     };
+    // A large file no earlier step parsed: in pieces, on every core (see `pieces`).
+    if lang != Lang::Python
+        && src.len() >= pieces::PIECES_MIN_BYTES
+        && !trees::holds_near(&src, lang)
+        && let Some(trees) = pieces::parse(&src, lang, rayon::current_num_threads())
+    {
+        return facts::FileFacts {
+            imports: reach::specifiers(&src),
+            ..facts::read_pieces(&trees, &src, rel, lang)
+        };
+    }
     match parse(&src, lang) {
         Some(tree) if lang == Lang::Python => python::read(&tree, &src, rel),
         Some(tree) => facts::FileFacts {

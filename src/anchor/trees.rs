@@ -105,6 +105,15 @@ pub fn tree(
     Some(tree)
 }
 
+/// Whether [`tree`] would find `src` in the cache or reparse it from a cached text close to it,
+/// rather than parse it afresh.
+pub fn holds_near(src: &str, lang: Lang) -> bool {
+    let cache = CACHE.lock().unwrap_or_else(|p| p.into_inner());
+    cache.entries.iter().any(|e| {
+        e.lang == lang && shared_ends(&e.text, src) + src.len() / MAX_CHANGED_SHARE >= src.len()
+    })
+}
+
 /// Forgets every tree: for benchmarks that measure cold parses.
 pub fn clear() {
     CACHE
