@@ -9,7 +9,8 @@
 //! `server`.
 //!
 //! Run: `cargo bench --bench evolve` (after scripts/install-servers.sh); words after `--` keep
-//! only the servers whose id contains one of them (`cargo bench --bench evolve -- wiki`).
+//! only the servers whose id contains one of them (`cargo bench --bench evolve -- wiki`);
+//! `MCPEVOL_BENCH_CATALOG=path/servers.toml` evolves another catalog's servers.
 
 use std::path::PathBuf;
 
@@ -27,8 +28,11 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 fn main() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let dir = root.join("servers-npm");
-    let catalog = Catalog::load(&dir.join("servers.toml")).expect("servers-npm/servers.toml");
+    // Another catalog (servers never tuned on, a server with a huge bundle) by its path.
+    let catalog_path = std::env::var_os("MCPEVOL_BENCH_CATALOG")
+        .map_or_else(|| root.join("servers-npm/servers.toml"), PathBuf::from);
+    let dir = catalog_path.parent().expect("a catalog file").to_path_buf();
+    let catalog = Catalog::load(&catalog_path).expect("the catalog");
     let scratch = tempfile::tempdir().unwrap();
     let rt = tokio::runtime::Runtime::new().unwrap();
     println!("evolution benchmark: {ROUNDS} rounds per server, median ms per round");

@@ -278,7 +278,7 @@ impl Round<'_> {
 
     /// The tree-sitter check of the edited files on another thread, then, when it passes,
     /// their facts read for the next round's anchoring (on a bundle of megabytes, the largest
-    /// step outside the server's). The result is the verdict and the milliseconds worked.
+    /// step outside the server's) and the blobs of the large ones written for the commit. The result is the verdict and the milliseconds worked.
     fn check_in_background(
         &self,
         files: Vec<String>,
@@ -290,6 +290,10 @@ impl Round<'_> {
             let verdict = crate::syntax_check::check_trees(&root, &files, &before);
             if verdict.is_ok() {
                 anchor::read_ahead(&root, Some(&files), &cache);
+                // The commit's blobs of large edited files, so that the commit only hashes them.
+                if let Ok(ws) = crate::workspace::Workspace::open(&root) {
+                    ws.write_blobs_ahead(&files);
+                }
             }
             (
                 verdict.map_err(AttemptError::from),

@@ -5,6 +5,7 @@
 //! tagged `v0`, `v1`, ... with lightweight tags. [`package::materialize`] fills a new folder
 //! from an installed package or an npm spec; [`Workspace::create`] makes it a repository.
 
+mod blobs;
 mod odb;
 mod package;
 pub mod pypi;

@@ -115,7 +115,9 @@ impl Workspace {
         for entry in statuses.iter().filter(is_dirty) {
             let rel = Path::new(std::ffi::OsStr::from_bytes(entry.path_bytes()));
             if self.root.join(rel).symlink_metadata().is_ok() {
-                index.add_path(rel).map_err(fail())?;
+                if !self.stage_large(&mut index, rel).map_err(fail())? {
+                    index.add_path(rel).map_err(fail())?;
+                }
             } else {
                 index.remove_path(rel).map_err(fail())?;
             }

@@ -292,3 +292,55 @@ fn objects_are_written_at_the_fast_compression_level_and_git_reads_them() {
     assert!(shown.status.success());
     assert_eq!(String::from_utf8(shown.stdout).unwrap(), text);
 }
+
+/// A bundle of a few hundred kilobytes, as a line per statement.
+fn bundle(version: u32) -> String {
+    (0..20_000)
+        .map(|i| format!("var v{i} = {};\n", i * version))
+        .collect()
+}
+
+#[test]
+fn a_large_file_written_ahead_commits_the_blob_and_stat_data_git_itself_would() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "dist/index.js", &bundle(1));
+    let ws = workspace_at_v0(root);
+    let path = root.join("dist/index.js");
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+    write(root, "dist/index.js", &bundle(2));
+    assert!(fs::metadata(&path).unwrap().len() >= 256 * 1024);
+    ws.write_blobs_ahead(&["dist/index.js".to_string()]);
+    let expected = git2::Oid::hash_file(git2::ObjectType::Blob, &path).unwrap();
+    assert!(ws.repo.odb().unwrap().exists(expected), "written ahead");
+    ws.commit_version(VersionTag::new(1), "Edit the bundle")
+        .unwrap();
+
+    assert_eq!(ws.read_at("v1", "dist/index.js").unwrap(), Some(bundle(2)));
+    let tree = ws
+        .repo
+        .revparse_single("v1^{tree}")
+        .unwrap()
+        .peel_to_tree()
+        .unwrap();
+    let entry = tree.get_path(Path::new("dist/index.js")).unwrap();
+    assert_eq!(entry.id(), expected);
+    assert_eq!(entry.filemode(), 0o100755, "the executable bit is kept");
+    assert_eq!(ws.dirty_paths().unwrap(), Vec::<String>::new());
+    // git itself reads the index and finds nothing to stage.
+    let status = std::process::Command::new("git")
+        .args(["status", "--porcelain"])
+        .current_dir(root)
+        .output()
+        .unwrap();
+    assert!(status.status.success());
+    assert_eq!(String::from_utf8_lossy(&status.stdout), "");
+
+    // Edited again without a head start: staged by content all the same.
+    write(root, "dist/index.js", &bundle(3));
+    ws.commit_version(VersionTag::new(2), "Edit it again")
+        .unwrap();
+    assert_eq!(ws.read_at("v2", "dist/index.js").unwrap(), Some(bundle(3)));
+    assert_eq!(ws.dirty_paths().unwrap(), Vec::<String>::new());
+}
