@@ -1,7 +1,8 @@
 //! Release-shaped versions (`--shape release`) on fixture servers: several changes per version,
 //! each with its own proof and patterns in the record, the commit and `log --json`; a change
 //! that fails its check dropped and the rest committed; the target mix read from a user's file,
-//! and a malformed one refused by its line and field.
+//! and a malformed one refused by its line and field; on two real servers where few changes fit,
+//! every recipe tried for a tool and a fallback to another kind of change.
 
 mod common;
 
@@ -297,4 +298,61 @@ fn a_release_refuses_a_replayed_model_and_a_forced_operator() {
     assert!(err.contains("it takes no --operator"), "{err}");
     let ws = Workspace::open(&work).unwrap();
     assert_eq!(ws.versions().unwrap().len(), 1, "nothing was committed");
+}
+
+/// A real server of servers-npm (`package` under its node_modules) evolved two releases with
+/// seed 2026; the workspace, after asserting that both were committed.
+fn two_releases_of(dir: &Path, package: &str, init_args: &[&str]) -> Workspace {
+    let package = common::repo()
+        .join("servers-npm/node_modules")
+        .join(package);
+    assert!(package.is_dir(), "run scripts/install-servers.sh first");
+    let work = dir.join("work");
+    let (p, w) = (package.to_string_lossy(), work.to_string_lossy());
+    common::ok(common::mcpevol(&[&["init", &*p, &*w], init_args].concat()));
+    let out = common::mcpevol(&[
+        "evolve", &w, "--rounds", "2", "--seed", "2026", "--shape", "release",
+    ]);
+    let text =
+        String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    Workspace::open(&work).unwrap()
+}
+
+/// context7's two tools fit no changed-tool recipe after its first release (their schemas are
+/// not written out literally and their descriptions state everything their schemas show), and
+/// the second release's plan draws only changed tools: it falls back to a change of another
+/// class (here a tool added beside one of them) instead of failing the release.
+#[test]
+fn a_release_whose_planned_tools_fit_no_recipe_falls_back_to_another_kind_of_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["--arg", "--transport", "--arg", "stdio"];
+    let ws = two_releases_of(dir.path(), "@upstash/context7-mcp", &args);
+    let record = version_record::read_round(&ws, VersionTag::new(2))
+        .unwrap()
+        .expect("v2 committed");
+    let release = record.release.expect("a release record");
+    // The fallback drafts one change and stops.
+    assert_eq!((record.changes.len(), release.drafted), (1, 1));
+}
+
+/// On antv-chart only tool descriptions can be edited (every schema is built in code); a release
+/// tries every recipe for a planned tool, so the one that fits is reached even when the recipes
+/// the mix lacks most are drawn first.
+#[test]
+fn a_release_tries_every_recipe_for_a_tool_before_going_without_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = two_releases_of(dir.path(), "@antv/mcp-server-chart", &[]);
+    for v in 1..=2 {
+        let record = version_record::read_round(&ws, VersionTag::new(v))
+            .unwrap()
+            .expect("committed");
+        assert!(
+            record
+                .changes
+                .iter()
+                .all(|c| c.proposal.operator.as_str() == "O9"),
+            "only tool descriptions fit"
+        );
+    }
 }

@@ -26,8 +26,11 @@ use crate::release::{self, Label, Mix, ReleaseRecord};
 use crate::version_record::{self, Author, Rejection};
 use crate::workspace::VersionTag;
 
-/// Recipes tried for one tool of a release before the release goes without it.
-const RECIPES_PER_TOOL: usize = 3;
+/// Recipes tried for one tool of a release before the release goes without it: all of them.
+/// A cap of 3 left most releases empty on servers where one operator alone fits (only tool
+/// descriptions can be edited where schemas are built in code): the recipes behind on the mix
+/// are drawn first, and the one that fits was seldom among the first three.
+const RECIPES_PER_TOOL: usize = plan::RECIPES.len();
 
 /// Proposes releases; the same seed gives the same releases.
 pub struct ReleaseProposer {
@@ -185,7 +188,8 @@ impl ReleaseProposer {
     }
 
     /// A release drawn and drafted on the work tree, which is back at HEAD afterwards: the
-    /// classes planned and the changes that could be drafted, in order.
+    /// classes planned (with the fallback class that made its one change, when no planned
+    /// class made any) and the changes that could be drafted, in order.
     async fn draft(&self, ask: &Ask<'_>) -> Result<(Vec<Class>, Vec<Proposal>), EvolveError> {
         let head = ask.ws.head()?;
         let mut rng = Rng::new(Rng::for_attempt(
@@ -203,7 +207,12 @@ impl ReleaseProposer {
         let mut touched: Vec<String> = Vec::new();
         let mut changes: Vec<Proposal> = Vec::new();
         let (mut adds, mut describes) = (false, false);
-        for class in &classes {
+        let mut slots = classes.clone();
+        let mut i = 0;
+        while let Some(&class) = slots.get(i) {
+            i += 1;
+            let fallback = i > classes.len();
+            let class = &class;
             let mut skip: Vec<Recipe> = Vec::new();
             // A tool added beside another's new description is P18: only while the run is
             // behind on it.
@@ -233,6 +242,19 @@ impl ReleaseProposer {
                 describes |= recipe.describes();
                 changes.extend(made);
                 break;
+            }
+            if fallback && !changes.is_empty() {
+                classes.push(*class);
+                break;
+            }
+            // Nothing drafted for any planned tool (tools whose schema or description the rules
+            // cannot edit): one change of another class, so that the release is not lost.
+            if i == classes.len() && changes.is_empty() {
+                slots.extend(
+                    [Class::Tool, Class::Single, Class::Composite]
+                        .into_iter()
+                        .filter(|c| !classes.contains(c)),
+                );
             }
         }
         ask.ws.restore(&head)?;
