@@ -278,7 +278,8 @@ impl Round<'_> {
 
     /// The tree-sitter check of the edited files on another thread, then, when it passes,
     /// their facts read for the next round's anchoring (on a bundle of megabytes, the largest
-    /// step outside the server's) and the blobs of the large ones written for the commit. The result is the verdict and the milliseconds worked.
+    /// step outside the server's) and the blobs of the large ones written for the commit. The
+    /// result is the verdict and the milliseconds worked.
     fn check_in_background(
         &self,
         files: Vec<String>,

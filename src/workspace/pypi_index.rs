@@ -19,10 +19,7 @@ pub fn release_cutoff(spec: &PypiSpec) -> Result<Option<String>, PypiError> {
         index_url().trim_end_matches('/'),
         spec.normalized_name()
     );
-    let body = fetch(&url).map_err(|why| PypiError::Index {
-        name: spec.name.clone(),
-        why,
-    })?;
+    let body = fetch(&url, &spec.name)?;
     let json: serde_json::Value = serde_json::from_str(&body).map_err(|e| PypiError::Index {
         name: spec.name.clone(),
         why: format!("{url} did not answer JSON: {e}"),
@@ -71,11 +68,11 @@ fn file_version(filename: &str) -> Option<String> {
     (!normalize(dist).is_empty()).then(|| version.to_string())
 }
 
-/// The JSON simple page, on a thread of its own with its own runtime, so that callers inside an
-/// async runtime can wait for it.
-fn fetch(url: &str) -> Result<String, String> {
+/// The JSON simple page of project `name`, on a thread of its own with its own runtime, so that
+/// callers inside an async runtime can wait for it.
+fn fetch(url: &str, name: &str) -> Result<String, PypiError> {
     let url = url.to_string();
-    std::thread::spawn(move || {
+    let page = std::thread::spawn(move || {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -104,7 +101,11 @@ fn fetch(url: &str) -> Result<String, String> {
         })
     })
     .join()
-    .unwrap_or_else(|_| Err("the index request panicked".into()))
+    .unwrap_or_else(|_| Err("the index request panicked".to_string()));
+    page.map_err(|why| PypiError::Index {
+        name: name.to_string(),
+        why,
+    })
 }
 
 /// Seconds since 1970 of an RFC 3339 time (`2025-09-25T21:25:55.292Z`; without an offset,
