@@ -13,6 +13,7 @@ use rayon::prelude::*;
 use tree_sitter::{Parser, Point, Range, Tree};
 
 use super::grammar::Lang;
+use super::trees::point_at;
 
 /// Below this size a file is parsed whole: the pieces would save less than they risk redoing.
 pub const PIECES_MIN_BYTES: usize = 1024 * 1024;
@@ -82,19 +83,13 @@ fn cuts(src: &str, pieces: usize) -> Vec<usize> {
     cuts
 }
 
-/// The pieces' ranges, with the row of each cut (cuts are at line starts, column 0).
+/// The pieces' ranges, with the row and column of each bound.
 fn ranges(src: &str, cuts: &[usize]) -> Vec<Range> {
-    let bytes = src.as_bytes();
-    let mut bounds = vec![(0, Point::new(0, 0))];
-    let (mut row, mut counted) = (0, 0);
-    for &cut in cuts {
-        row += newlines(&bytes[counted..cut]);
-        counted = cut;
-        bounds.push((cut, Point::new(row, 0)));
-    }
-    row += newlines(&bytes[counted..]);
-    let last_line = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
-    bounds.push((src.len(), Point::new(row, src.len() - last_line)));
+    let bounds: Vec<(usize, Point)> = std::iter::once(0)
+        .chain(cuts.iter().copied())
+        .chain([src.len()])
+        .map(|at| (at, point_at(src, at)))
+        .collect();
     bounds
         .windows(2)
         .map(|w| Range {
@@ -104,10 +99,6 @@ fn ranges(src: &str, cuts: &[usize]) -> Vec<Range> {
             end_point: w[1].1,
         })
         .collect()
-}
-
-fn newlines(bytes: &[u8]) -> usize {
-    bytes.iter().filter(|b| **b == b'\n').count()
 }
 
 #[cfg(test)]

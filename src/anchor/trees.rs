@@ -156,7 +156,8 @@ fn input_edit(old: &str, new: &str, c: &TextChange) -> InputEdit {
     }
 }
 
-fn point_at(text: &str, byte: usize) -> Point {
+/// The row and byte column of `byte` in `text`.
+pub(super) fn point_at(text: &str, byte: usize) -> Point {
     let head = &text.as_bytes()[..byte];
     let row = head.iter().filter(|b| **b == b'\n').count();
     let column = byte - head.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);

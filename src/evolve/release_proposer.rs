@@ -212,7 +212,6 @@ impl ReleaseProposer {
         while let Some(&class) = slots.get(i) {
             i += 1;
             let fallback = i > classes.len();
-            let class = &class;
             let mut skip: Vec<Recipe> = Vec::new();
             // A tool added beside another's new description is P18: only while the run is
             // behind on it.
@@ -220,7 +219,7 @@ impl ReleaseProposer {
             let allowed = |r: &Recipe| p18 || !(adds && r.describes() || describes && r.adds());
             while skip.len() < RECIPES_PER_TOOL {
                 let Some(recipe) =
-                    plan::choose(&self.mix, *class, &counts, &mut rng, &skip, &allowed)
+                    plan::choose(&self.mix, class, &counts, &mut rng, &skip, &allowed)
                 else {
                     break;
                 };
@@ -244,7 +243,7 @@ impl ReleaseProposer {
                 break;
             }
             if fallback && !changes.is_empty() {
-                classes.push(*class);
+                classes.push(class);
                 break;
             }
             // Nothing drafted for any planned tool (tools whose schema or description the rules

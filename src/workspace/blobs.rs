@@ -53,6 +53,10 @@ impl Workspace {
     /// as a stat mismatch, never as a clean file), and its content.
     fn large_content(&self, rel: &Path) -> Option<(std::fs::Metadata, Vec<u8>)> {
         let meta = self.root.join(rel).symlink_metadata().ok()?;
+        // Size first: every changed file of a commit comes through here.
+        if !meta.is_file() || meta.len() < LARGE_BYTES {
+            return None;
+        }
         let filtered = FILTER_ATTRIBUTES.iter().any(|a| {
             self.repo
                 .get_attr(rel, a, AttrCheckFlags::FILE_THEN_INDEX)
@@ -60,7 +64,7 @@ impl Workspace {
                 .flatten()
                 .is_some()
         });
-        if !meta.is_file() || meta.len() < LARGE_BYTES || filtered {
+        if filtered {
             return None;
         }
         let data = std::fs::read(self.root.join(rel)).ok()?;
