@@ -56,6 +56,33 @@ fn comparable(mut s: Value) -> Value {
     s
 }
 
+/// The JSON paths where `a` and `b` differ, each with both values: a failure's message says
+/// what differs rather than printing two whole summaries.
+fn differences(a: &Value, b: &Value, path: &str) -> Vec<String> {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+            keys.into_iter()
+                .flat_map(|k| {
+                    let (l, r) = (
+                        x.get(k).unwrap_or(&Value::Null),
+                        y.get(k).unwrap_or(&Value::Null),
+                    );
+                    differences(l, r, &format!("{path}.{k}"))
+                })
+                .collect()
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => x
+            .iter()
+            .zip(y)
+            .enumerate()
+            .flat_map(|(i, (l, r))| differences(l, r, &format!("{path}[{i}]")))
+            .collect(),
+        _ if a == b => Vec::new(),
+        _ => vec![format!("{path}: merged {a} / unsharded {b}")],
+    }
+}
+
 /// Every version tag of every server's workspace and its commit.
 fn commits(dir: &Path) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
@@ -172,7 +199,12 @@ fn three_shards_in_separate_processes_merged_equal_one_unsharded_run() {
     let mut args = vec!["batch", "merge", merged.to_str().unwrap()];
     args.extend(shards.iter().map(|d| d.to_str().unwrap()));
     ok(mcpevol(&args));
-    assert_eq!(comparable(summary(&merged)), comparable(expected));
+    let (merged_summary, expected) = (comparable(summary(&merged)), comparable(expected));
+    assert!(
+        merged_summary == expected,
+        "merged and unsharded summaries differ at:\n{}",
+        differences(&merged_summary, &expected, "").join("\n")
+    );
     let whole_commits = commits(&whole);
     // v0-v3 with early and middle for three servers, v0-v2 with early for the fourth.
     assert_eq!(whole_commits.len(), 3 * 6 + 4, "{whole_commits:?}");

@@ -18,6 +18,11 @@ use crate::server::session::Session;
 use crate::validate::{self, Baseline, TestResult, Verdict};
 use crate::version_record::{self, GeneratedResult};
 
+/// How many more pairs of sessions of the previous version an output that now differs gets
+/// before the change is blamed. A tool with few possible answers agrees with itself by chance:
+/// a die's two baseline rolls in one run in six, four rolls in one in 216, six in one in 7,776.
+const CONFIRMING_PAIRS: usize = 2;
+
 impl Round<'_> {
     /// Starts the new version, checks its schema change and runs the oracle and the proposer's
     /// test cases.
@@ -123,7 +128,12 @@ impl Round<'_> {
         let adjusted = self.without_removed(changes, previous, baseline).await?;
         let mut base = adjusted.unwrap_or_else(|| baseline.clone());
         let mut tests = validate::run(session, &base, &change).await;
-        if tests.iter().any(|t| t.differed) {
+        // Two samples that agreed may have agreed by chance (a die that rolled the same twice):
+        // an output that now differs is sampled again, up to CONFIRMING_PAIRS more pairs,
+        // before the change is blamed for it.
+        let mut pairs = 0;
+        while pairs < CONFIRMING_PAIRS && tests.iter().any(|t| t.differed) {
+            pairs += 1;
             let kept: Vec<serde_json::Value> = previous
                 .tools
                 .iter()
