@@ -12,6 +12,7 @@ use mcpevol::describe_check;
 use mcpevol::inventory::{DescriptionForm, DescriptionSite, Inventory};
 use mcpevol::mutate::{Context, rules};
 use mcpevol::operators::Builtin;
+use mcpevol::schema::ChangeKind;
 
 /// The seed every proposal here uses: fixed, so that snapshots only change with the rules.
 const SEED: u64 = 11;
@@ -28,6 +29,7 @@ fn proposals(dir: &Path) -> String {
             seed: SEED,
             avoid: &[],
             answering: &[],
+            describe_bounds: true,
         };
         writeln!(out, "## {op}").unwrap();
         match rules::propose(op, &ctx) {
@@ -200,6 +202,7 @@ fn every_description_operator_keeps_or_rewrites_every_form_of_description() {
                     seed: SEED,
                     avoid: &others,
                     answering: &[],
+                    describe_bounds: true,
                 };
                 let p = rules::propose(op, &ctx)
                     .unwrap_or_else(|e| panic!("{op} on {}: {e}", tool.name));
@@ -263,6 +266,7 @@ fn a_constraint_mutation_never_bounds_a_parameter_that_has_an_upper_bound_alread
                 seed,
                 avoid: &[],
                 answering: &[],
+                describe_bounds: true,
             };
             let Ok(p) = rules::propose(Builtin::ConstraintMutation, &ctx) else {
                 continue;
@@ -282,4 +286,58 @@ fn a_constraint_mutation_never_bounds_a_parameter_that_has_an_upper_bound_alread
     }
     assert!(proposed > 12, "only {proposed} proposals");
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn a_constraint_mutation_told_not_to_describe_its_bound_leaves_every_description_as_it_was() {
+    // A release recipe aiming at a bare constraint (P8) asks for this; the same bound with its
+    // sentence is a constraint with its description (P9).
+    let (mut described, mut bare) = (0, 0);
+    for dir in common::fixtures() {
+        let inventory = mcpevol::anchor::anchor(&dir).expect("fixtures anchor");
+        for seed in 0..4 {
+            let kinds = |describe_bounds: bool| {
+                let ctx = Context {
+                    root: &dir,
+                    inventory: &inventory,
+                    seed,
+                    avoid: &[],
+                    answering: &[],
+                    describe_bounds,
+                };
+                let p = rules::propose(Builtin::ConstraintMutation, &ctx).ok()?;
+                let copy = applied(&dir, &p.hunks);
+                let after = mcpevol::anchor::anchor(copy.path()).unwrap();
+                let changes = mcpevol::schema::diff(&listed(&inventory), &listed(&after));
+                Some((
+                    p.summary,
+                    changes.iter().map(|c| c.kind).collect::<Vec<_>>(),
+                ))
+            };
+            let (Some((with, with_kinds)), Some((without, without_kinds))) =
+                (kinds(true), kinds(false))
+            else {
+                continue;
+            };
+            assert_eq!(
+                with,
+                without,
+                "{}: the same bound either way",
+                dir.display()
+            );
+            // (A schema built in code is not listed from the sources: no change shows there.)
+            assert!(
+                !without_kinds.contains(&ChangeKind::ParamDescriptionChanged),
+                "{}: {without}: {without_kinds:?}",
+                dir.display()
+            );
+            bare += 1;
+            described += with_kinds.contains(&ChangeKind::ParamDescriptionChanged) as usize;
+        }
+    }
+    assert!(bare >= 8, "only {bare} bounds proposed");
+    assert!(
+        described > 0,
+        "no fixture's bound is ever described: the test shows nothing"
+    );
 }

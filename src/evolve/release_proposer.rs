@@ -316,6 +316,7 @@ impl ReleaseProposer {
                 seed: rng.next_u64(),
                 avoid: &avoid,
                 answering: ask.answering,
+                describe_bounds: recipe.describes_bounds(),
             };
             let started = Instant::now();
             let drafted = rules::propose(builtin, &ctx);

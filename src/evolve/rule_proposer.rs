@@ -85,6 +85,7 @@ impl Proposer for RuleProposer {
                 seed,
                 avoid: &avoid,
                 answering: ask.answering,
+                describe_bounds: true,
             };
             let started = Instant::now();
             let proposal = match op.builtin() {

@@ -58,6 +58,10 @@ pub struct Context<'a> {
     /// Tools whose call answered without error at the previous version: a change to one of
     /// them can be seen working, so the rules target them first (empty: no preference).
     pub answering: &'a [String],
+    /// Whether a new bound is also explained in its parameter's description (a constraint
+    /// with its description, P9); a release recipe that aims at a bare constraint (P8) or at a
+    /// tool description beside a constraint (P1 + P8, not P7 + P8) turns it off.
+    pub describe_bounds: bool,
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -365,6 +365,7 @@ pub fn propose(op: Builtin, ctx: &Context) -> Result<Proposal, MutateError> {
         added: Vec::new(),
         targets: vec![tool.name.clone()],
         effects: Vec::new(),
+        describe_bounds: ctx.describe_bounds,
     };
     let summary = r.apply(op, tool, tools)?;
     let Draft {
@@ -393,6 +394,8 @@ struct Draft<'a> {
     targets: Vec<String>,
     /// What the edits make the tools do, for the oracle to check.
     effects: Vec<Effect>,
+    /// See [`Context::describe_bounds`].
+    describe_bounds: bool,
 }
 
 impl Draft<'_> {
@@ -951,8 +954,9 @@ impl Draft<'_> {
     ) -> Result<bool, MutateError> {
         let json = tool.sites.schema.as_ref().is_some_and(|s| s.json);
         let enforced = wrap::wrappable(self.root, tool).is_ok();
-        // The parameter's description says what the bound means, where it can be edited and
-        // no bound of its own already decides (a looser new one would not be the limit).
+        // The parameter's description says what the bound means, where it can be edited, no
+        // bound of its own already decides (a looser new one would not be the limit) and the
+        // caller wants it said.
         let bounded = tool
             .params
             .iter()
@@ -960,7 +964,7 @@ impl Draft<'_> {
         if let Some(d) = site
             .description
             .as_ref()
-            .filter(|d| d.editable().is_ok() && !bounded)
+            .filter(|d| self.describe_bounds && d.editable().is_ok() && !bounded)
         {
             let sentence = self.writer().bound(bound, enforced);
             let new = prose::attach::append(d.text.as_deref().unwrap_or(""), &[sentence]);
