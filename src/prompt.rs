@@ -478,6 +478,7 @@ fn gloss(kind: &str) -> &'static str {
         "param-constraint-changed" => "bounds, lengths, patterns, enums or formats differ",
         "param-required-changed" => "a parameter becomes required or optional",
         "param-type-changed" => "a parameter's type differs",
+        "param-default-changed" => "the value a parameter takes when it is not sent differs",
         _ => "a schema change",
     }
 }

@@ -25,6 +25,9 @@ pub enum ChangeKind {
     ParamConstraintChanged,
     ParamRequiredChanged,
     ParamTypeChanged,
+    /// The value the server assumes without the parameter (`default`): not a constraint, as
+    /// real releases were counted (`other` when a tool changes in nothing else).
+    ParamDefaultChanged,
 }
 
 impl ChangeKind {
@@ -41,6 +44,7 @@ impl ChangeKind {
             ParamConstraintChanged => "param-constraint-changed",
             ParamRequiredChanged => "param-required-changed",
             ParamTypeChanged => "param-type-changed",
+            ParamDefaultChanged => "param-default-changed",
         }
     }
 }
@@ -279,6 +283,20 @@ fn param_changes(tool: &str, p: &str, before: &Value, after: &Value, out: &mut V
                 .detail(detail),
         );
     }
+    let (d0, d1) = (before.get("default"), after.get("default"));
+    if d0 != d1 {
+        let detail = match (d0, d1) {
+            (Some(a), Some(b)) => format!("default {} -> {}", short(a), short(b)),
+            (None, Some(b)) => format!("default added ({})", short(b)),
+            (Some(a), _) => format!("default removed (was {})", short(a)),
+            (None, None) => unreachable!("they differ"),
+        };
+        let mut change = SchemaChange::new(ParamDefaultChanged, tool, Some(p), 8).detail(detail);
+        change.pattern = None;
+        // A call without the parameter got the old default and may now do something else; a
+        // default where there was none breaks no call.
+        out.push(change.breaking(d0.is_some()));
+    }
     let (c0, c1) = (constraints(before), constraints(after));
     if c0 != c1 {
         let keys: BTreeSet<&String> = c0.keys().chain(c1.keys()).collect();
@@ -329,7 +347,8 @@ fn type_of(prop: &Value) -> Option<String> {
 /// so `string|null` becoming `number|null` is a type change and nothing more.
 fn constraints(prop: &Value) -> Map<String, Value> {
     let mut m = prop.as_object().cloned().unwrap_or_default();
-    for k in ["description", "type", "title"] {
+    // Examples restrict nothing; a default is its own kind of change.
+    for k in ["description", "type", "title", "examples", "default"] {
         m.remove(k);
     }
     for key in ["anyOf", "oneOf"] {

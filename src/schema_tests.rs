@@ -269,6 +269,21 @@ fn a_new_type_is_a_breaking_p8_change() {
 }
 
 #[test]
+fn a_new_default_is_its_own_kind_and_no_constraint_change_as_releases_were_counted() {
+    let after = edited(|t| t["inputSchema"]["properties"]["days"]["default"] = json!(3));
+    let c = diff(&[forecast()], &[after.clone()]);
+    let c = only(&c);
+    assert_eq!((c.kind, c.pattern), (ChangeKind::ParamDefaultChanged, None));
+    let changed = edited(|t| t["inputSchema"]["properties"]["days"]["default"] = json!(5));
+    let c = diff(&[after], &[changed]);
+    assert!(only(&c).breaking, "a call without it gets 5 where it got 3");
+    assert_eq!(only(&c).detail.as_deref(), Some("default 3 -> 5"));
+    // Examples restrict nothing and are no change at all.
+    let after = edited(|t| t["inputSchema"]["properties"]["days"]["examples"] = json!([3]));
+    assert!(diff(&[forecast()], &[after]).is_empty());
+}
+
+#[test]
 fn a_union_type_change_is_a_type_change_and_not_a_constraint_change() {
     let union = |t: &str| json!({"anyOf": [{"type": t}, {"type": "null"}]});
     let tool = |p: Value| json!({"name": "t", "inputSchema": {"properties": {"x": p}}});

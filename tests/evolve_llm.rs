@@ -164,7 +164,7 @@ fn a_reply_that_breaks_the_operator_contract_is_rejected_with_the_schema_change_
         seed: 1,
         avoid: &[],
         answering: &[],
-        describe_bounds: true,
+        constraint: mcpevol::mutate::ConstraintKind::DescribedBound,
     };
     let removal =
         mcpevol::mutate::rules::propose(mcpevol::operators::Builtin::ToolRemoval, &ctx).unwrap();

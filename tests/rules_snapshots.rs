@@ -10,7 +10,7 @@ use std::path::Path;
 
 use mcpevol::describe_check;
 use mcpevol::inventory::{DescriptionForm, DescriptionSite, Inventory};
-use mcpevol::mutate::{Context, rules};
+use mcpevol::mutate::{ConstraintKind, Context, rules};
 use mcpevol::operators::Builtin;
 use mcpevol::schema::ChangeKind;
 
@@ -29,7 +29,7 @@ fn proposals(dir: &Path) -> String {
             seed: SEED,
             avoid: &[],
             answering: &[],
-            describe_bounds: true,
+            constraint: ConstraintKind::DescribedBound,
         };
         writeln!(out, "## {op}").unwrap();
         match rules::propose(op, &ctx) {
@@ -202,7 +202,7 @@ fn every_description_operator_keeps_or_rewrites_every_form_of_description() {
                     seed: SEED,
                     avoid: &others,
                     answering: &[],
-                    describe_bounds: true,
+                    constraint: ConstraintKind::DescribedBound,
                 };
                 let p = rules::propose(op, &ctx)
                     .unwrap_or_else(|e| panic!("{op} on {}: {e}", tool.name));
@@ -266,7 +266,7 @@ fn a_constraint_mutation_never_bounds_a_parameter_that_has_an_upper_bound_alread
                 seed,
                 avoid: &[],
                 answering: &[],
-                describe_bounds: true,
+                constraint: ConstraintKind::DescribedBound,
             };
             let Ok(p) = rules::propose(Builtin::ConstraintMutation, &ctx) else {
                 continue;
@@ -296,14 +296,18 @@ fn a_constraint_mutation_told_not_to_describe_its_bound_leaves_every_description
     for dir in common::fixtures() {
         let inventory = mcpevol::anchor::anchor(&dir).expect("fixtures anchor");
         for seed in 0..4 {
-            let kinds = |describe_bounds: bool| {
+            let kinds = |describe: bool| {
                 let ctx = Context {
                     root: &dir,
                     inventory: &inventory,
                     seed,
                     avoid: &[],
                     answering: &[],
-                    describe_bounds,
+                    constraint: if describe {
+                        ConstraintKind::DescribedBound
+                    } else {
+                        ConstraintKind::Bound
+                    },
                 };
                 let p = rules::propose(Builtin::ConstraintMutation, &ctx).ok()?;
                 let copy = applied(&dir, &p.hunks);

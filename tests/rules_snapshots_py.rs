@@ -8,7 +8,7 @@ mod common;
 use std::fmt::Write;
 use std::path::Path;
 
-use mcpevol::mutate::{Context, rules};
+use mcpevol::mutate::{ConstraintKind, Context, rules};
 
 /// The seed every proposal here uses: fixed, so that snapshots only change with the rules.
 const SEED: u64 = 11;
@@ -24,7 +24,7 @@ fn proposals(root: &Path) -> Vec<(String, Result<mcpevol::mutate::Proposal, Stri
                 seed: SEED,
                 avoid: &[],
                 answering: &[],
-                describe_bounds: true,
+                constraint: ConstraintKind::DescribedBound,
             };
             (
                 op.to_string(),

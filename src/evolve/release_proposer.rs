@@ -46,9 +46,19 @@ pub struct ReleaseProposer {
     /// Made from given changes: nothing is drafted when they are all dropped.
     outside: bool,
     record: Option<ReleaseRecord>,
+    /// The operators of the changes dropped from the version being made, once per drop: one
+    /// dropped twice is not drafted again for that version. (On antv-chart every replacement's
+    /// new name is listed but never routed: ten attempts went to replacing ten tools.)
+    dropped: (Option<VersionTag>, Vec<OperatorId>),
 }
 
 impl ReleaseProposer {
+    /// Whether changes of operator `id` were dropped twice from the version being made.
+    fn dropped_twice(&self, ask: &Ask<'_>, id: &str) -> bool {
+        self.dropped.0 == Some(ask.version)
+            && self.dropped.1.iter().filter(|o| o.as_str() == id).count() >= 2
+    }
+
     /// Releases drawn by the rules for `mix`.
     pub fn new(mix: Arc<Mix>) -> ReleaseProposer {
         ReleaseProposer {
@@ -59,6 +69,7 @@ impl ReleaseProposer {
             given: None,
             outside: false,
             record: None,
+            dropped: (None, Vec::new()),
         }
     }
 
@@ -107,6 +118,10 @@ impl Proposer for ReleaseProposer {
         {
             let k = culprit(&self.changes, &why);
             let dropped = self.changes.remove(k);
+            if self.dropped.0 != Some(ask.version) {
+                self.dropped = (Some(ask.version), Vec::new());
+            }
+            self.dropped.1.push(dropped.operator.clone());
             if let Some(last) = rejected.last_mut() {
                 last.operator = Some(dropped.operator.clone());
                 last.targets = dropped.targets.clone();
@@ -216,11 +231,20 @@ impl ReleaseProposer {
             // A tool added beside another's new description is P18: only while the run is
             // behind on it.
             let p18 = plan::deficit(&self.mix, &counts, 18) > 0.0;
-            let allowed = |r: &Recipe| p18 || !(adds && r.describes() || describes && r.adds());
+            let allowed = |r: &Recipe| {
+                (p18 || !(adds && r.describes() || describes && r.adds()))
+                    && !r.operators.iter().any(|o| self.dropped_twice(ask, o))
+            };
             while skip.len() < RECIPES_PER_TOOL {
-                let Some(recipe) =
-                    plan::choose(&self.mix, class, &counts, &mut rng, &skip, &allowed)
-                else {
+                let Some(recipe) = plan::choose(
+                    &self.mix,
+                    class,
+                    &counts,
+                    &mut rng,
+                    &skip,
+                    &allowed,
+                    !changes.is_empty(),
+                ) else {
                     break;
                 };
                 let made = self.draft_recipe(ask, &recipe, &mut touched, &mut rng)?;
@@ -316,7 +340,7 @@ impl ReleaseProposer {
                 seed: rng.next_u64(),
                 avoid: &avoid,
                 answering: ask.answering,
-                describe_bounds: recipe.describes_bounds(),
+                constraint: recipe.constraint(),
             };
             let started = Instant::now();
             let drafted = rules::propose(builtin, &ctx);

@@ -13,7 +13,7 @@ use super::served::{self, mark_opaque_params};
 use super::{AttemptError, EvolveError};
 use crate::anchor;
 use crate::inventory::{Inventory, Tool};
-use crate::mutate::{Context, MutateError, Rng, rules};
+use crate::mutate::{ConstraintKind, Context, MutateError, Rng, rules};
 use crate::operators::{Operator, OperatorId};
 use crate::version_record::{Author, Rejection};
 
@@ -85,7 +85,7 @@ impl Proposer for RuleProposer {
                 seed,
                 avoid: &avoid,
                 answering: ask.answering,
-                describe_bounds: true,
+                constraint: ConstraintKind::DescribedBound,
             };
             let started = Instant::now();
             let proposal = match op.builtin() {

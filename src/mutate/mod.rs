@@ -4,6 +4,7 @@
 //! [`crate::hunks`]. Everything after the proposal (check, validate, commit) is shared.
 
 pub mod behaviours;
+mod demote;
 pub mod docstring;
 pub mod prose;
 pub mod python;
@@ -58,10 +59,21 @@ pub struct Context<'a> {
     /// Tools whose call answered without error at the previous version: a change to one of
     /// them can be seen working, so the rules target them first (empty: no preference).
     pub answering: &'a [String],
-    /// Whether a new bound is also explained in its parameter's description (a constraint
-    /// with its description, P9); a release recipe that aims at a bare constraint (P8) or at a
-    /// tool description beside a constraint (P1 + P8, not P7 + P8) turns it off.
-    pub describe_bounds: bool,
+    /// What Constraint Mutation (O6) makes: a round leaves it to the rules
+    /// ([`ConstraintKind::DescribedBound`]); a release recipe asks for the pattern it aims at.
+    pub constraint: ConstraintKind,
+}
+
+/// The kinds of change Constraint Mutation makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConstraintKind {
+    /// A bound, explained in its parameter's description where that can be edited (P9, else P8).
+    DescribedBound,
+    /// A bound alone (P8), or beside a tool description (P1 + P8, where an explained bound
+    /// would make P7 + P8).
+    Bound,
+    /// A required parameter made optional with the default the handler then receives (P13).
+    Demotion,
 }
 
 #[derive(Debug, thiserror::Error)]

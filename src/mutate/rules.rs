@@ -12,7 +12,9 @@ use super::behaviours::{Bound, NEW_PARAMS, NewParam, around_params_in};
 use super::prose::{self, Note};
 use super::python::{self, is_python};
 use super::splice::{Edits, append_entry, indent_at, item_range, js_string, statement_range};
-use super::{Context, MutateError, Proposal, Rng, retext, unroute, words, wrap};
+use super::{
+    ConstraintKind, Context, MutateError, Proposal, Rng, demote, retext, unroute, words, wrap,
+};
 use crate::inventory::{DescriptionForm, DescriptionSite, ParamSite, RouteKind, Span, Tool};
 use crate::operators::Builtin::{self, *};
 use crate::validate::Effect;
@@ -26,8 +28,18 @@ const ALIAS_SUFFIXES: [&str; 3] = ["alias", "v1", "compat"];
 /// The operators the rules backend implements: every built-in one.
 pub const OPERATORS: &[Builtin] = Builtin::ALL;
 
-/// Why `op` cannot change `tool`, or Ok when it can.
+/// Why `op` cannot change `tool`, or Ok when it can (Constraint Mutation as a round makes it).
 pub fn applies(op: Builtin, tool: &Tool, all: &[Tool]) -> Result<(), &'static str> {
+    applies_as(op, ConstraintKind::DescribedBound, tool, all)
+}
+
+/// As [`applies`], for the kind of constraint change asked for.
+pub fn applies_as(
+    op: Builtin,
+    kind: ConstraintKind,
+    tool: &Tool,
+    all: &[Tool],
+) -> Result<(), &'static str> {
     let s = &tool.sites;
     let schema = s.schema.as_ref();
     let can_describe = describable(tool).map(|_| ());
@@ -88,6 +100,9 @@ pub fn applies(op: Builtin, tool: &Tool, all: &[Tool]) -> Result<(), &'static st
                 Some(_) => Err("its zod shape has no parameter that shows how the file spells zod"),
                 None => Err("its input schema is not written out literally"),
             }
+        }
+        ConstraintMutation if kind == ConstraintKind::Demotion => {
+            demote::demotable(tool).map(|_| ())
         }
         ConstraintMutation => constrainable(tool).map(|_| ()),
         ParameterPruning => prunable(tool).map(|_| ()),
@@ -321,7 +336,7 @@ pub fn propose(op: Builtin, ctx: &Context) -> Result<Proposal, MutateError> {
     let fitting: Vec<&Tool> = tools
         .iter()
         .filter(|t| !ctx.avoid.contains(&t.name))
-        .filter(|t| applies(op, t, tools).is_ok())
+        .filter(|t| applies_as(op, ctx.constraint, t, tools).is_ok())
         .collect();
     // A tool that answers offline lets the oracle see the change work; a removal proves
     // itself by the name refused, and takes no answering tool away from later versions.
@@ -335,7 +350,11 @@ pub fn propose(op: Builtin, ctx: &Context) -> Result<Proposal, MutateError> {
     };
     let mut rng = Rng::new(ctx.seed);
     let Some(tool) = rng.pick(pool).copied() else {
-        if !ctx.avoid.is_empty() && tools.iter().any(|t| applies(op, t, tools).is_ok()) {
+        if !ctx.avoid.is_empty()
+            && tools
+                .iter()
+                .any(|t| applies_as(op, ctx.constraint, t, tools).is_ok())
+        {
             return Err(MutateError::NotApplicable {
                 operator: op.into(),
                 why: format!(
@@ -350,7 +369,7 @@ pub fn propose(op: Builtin, ctx: &Context) -> Result<Proposal, MutateError> {
                 format!(
                     "no tool fits; for example `{}`: {}",
                     t.name,
-                    applies(op, t, tools).unwrap_err()
+                    applies_as(op, ctx.constraint, t, tools).unwrap_err()
                 )
             });
         return Err(MutateError::NotApplicable {
@@ -365,7 +384,7 @@ pub fn propose(op: Builtin, ctx: &Context) -> Result<Proposal, MutateError> {
         added: Vec::new(),
         targets: vec![tool.name.clone()],
         effects: Vec::new(),
-        describe_bounds: ctx.describe_bounds,
+        constraint: ctx.constraint,
     };
     let summary = r.apply(op, tool, tools)?;
     let Draft {
@@ -394,8 +413,8 @@ struct Draft<'a> {
     targets: Vec<String>,
     /// What the edits make the tools do, for the oracle to check.
     effects: Vec<Effect>,
-    /// See [`Context::describe_bounds`].
-    describe_bounds: bool,
+    /// See [`Context::constraint`].
+    constraint: ConstraintKind,
 }
 
 impl Draft<'_> {
@@ -434,6 +453,14 @@ impl Draft<'_> {
                 let count = 1 + self.rng.below(2);
                 let added = self.add_params(tool, count)?;
                 format!("Flexible Expansion: `{name}` takes new optional parameter(s) {added}")
+            }
+            ConstraintMutation if self.constraint == ConstraintKind::Demotion => {
+                let (site, value) = demote::demotable(tool).expect("applies() checked");
+                demote::demote(&mut self.e, self.root, site, &value)?;
+                format!(
+                    "Constraint Mutation: `{name}`.`{}` is optional now, {value} when it is not sent",
+                    site.name
+                )
             }
             ConstraintMutation => {
                 let (site, bound) = constrainable(tool).expect("applies() checked");
@@ -961,11 +988,9 @@ impl Draft<'_> {
             .params
             .iter()
             .any(|p| p.name == site.name && p.shape.max.is_some());
-        if let Some(d) = site
-            .description
-            .as_ref()
-            .filter(|d| self.describe_bounds && d.editable().is_ok() && !bounded)
-        {
+        if let Some(d) = site.description.as_ref().filter(|d| {
+            self.constraint == ConstraintKind::DescribedBound && d.editable().is_ok() && !bounded
+        }) {
             let sentence = self.writer().bound(bound, enforced);
             let new = prose::attach::append(d.text.as_deref().unwrap_or(""), &[sentence]);
             self.retext(d, &new)?;

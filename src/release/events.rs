@@ -28,6 +28,8 @@ enum Atom {
     Pc,
     /// Promoted or demoted between optional and required.
     Pp,
+    /// A default value changed: `other` when the tool changes in nothing else.
+    Df,
 }
 
 use Atom::*;
@@ -72,12 +74,18 @@ fn atom(c: &SchemaChange) -> Option<Atom> {
         ChangeKind::ParamRemoved => Pro,
         ChangeKind::ParamConstraintChanged | ChangeKind::ParamTypeChanged => Pc,
         ChangeKind::ParamRequiredChanged => Pp,
+        ChangeKind::ParamDefaultChanged => Df,
         ChangeKind::ToolAdded | ChangeKind::ToolRemoved | ChangeKind::ToolRenamed => return None,
     })
 }
 
-/// The events of one changed tool's atom set: its exact pattern, or a greedy cover.
+/// The events of one changed tool's atom set: its exact pattern, or a greedy cover; `other`
+/// where only a default changed.
 fn cover(mut atoms: BTreeSet<Atom>) -> Vec<Label> {
+    if atoms.len() == 1 && atoms.contains(&Df) {
+        return vec![Label::Other];
+    }
+    atoms.remove(&Df);
     if let Some((n, _)) = PATTERNS
         .iter()
         .find(|(_, set)| set.len() == atoms.len() && set.iter().all(|a| atoms.contains(a)))
@@ -225,6 +233,17 @@ mod tests {
         let names: Vec<String> = v.events.iter().map(Label::to_string).collect();
         assert_eq!(names, ["P6", "P3", "P6", "P3", "P1", "P8"]);
         assert_eq!((v.touched, v.changed, v.composite), (4, 4, 3));
+    }
+
+    #[test]
+    fn a_default_alone_is_other_and_beside_other_changes_counts_as_nothing_more() {
+        let v = classify(&[
+            change(ParamDefaultChanged, "a", None),
+            change(ParamRequiredChanged, "b", Some(false)),
+            change(ParamDefaultChanged, "b", None),
+        ]);
+        let names: Vec<String> = v.events.iter().map(Label::to_string).collect();
+        assert_eq!(names, ["other", "P13"]);
     }
 
     #[test]

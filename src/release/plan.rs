@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::mix::{Label, Mix};
-use crate::mutate::Rng;
+use crate::mutate::{ConstraintKind, Rng};
 
 /// Where a recipe's change lands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,6 +52,7 @@ pub const RECIPES: &[Recipe] = &[
     r(Class::Single, &[3], &["O10"]),
     r(Class::Single, &[4], &["O5"]),
     r(Class::Single, &[8], &["O6"]),
+    r(Class::Single, &[13], &["O6"]),
     r(Class::Single, &[11], &["O7"]),
     r(Class::Composite, &[6], &["O8"]),
     r(Class::Composite, &[7], &["O11"]),
@@ -116,12 +117,18 @@ fn far_over(mix: &Mix, counts: &BTreeMap<Label, usize>, p: u8) -> bool {
 }
 
 impl Recipe {
-    /// Whether a bound it sets is explained in its parameter's description too: only where it
-    /// aims at a constraint with its description (P9). Explained elsewhere, the description
-    /// turned a bare constraint (P8) into P9 and a tool description beside a constraint
-    /// (P1 + P8) into P7 + P8: on 8 servers, 23 of 30 of those came out P7 + P8.
-    pub fn describes_bounds(&self) -> bool {
-        self.aims.contains(&9)
+    /// What its Constraint Mutation makes: a demotion for P13; a bound explained in its
+    /// parameter's description only for P9. (Explained elsewhere, the description turned a bare
+    /// constraint, P8, into P9, and a tool description beside a constraint, P1 + P8, into
+    /// P7 + P8: on 8 servers, 23 of 30 of those came out P7 + P8.)
+    pub fn constraint(&self) -> ConstraintKind {
+        if self.aims.contains(&13) {
+            ConstraintKind::Demotion
+        } else if self.aims.contains(&9) {
+            ConstraintKind::DescribedBound
+        } else {
+            ConstraintKind::Bound
+        }
     }
 
     /// Whether it adds a tool (a replacement may show as a removal and an addition).
@@ -140,7 +147,9 @@ impl Recipe {
 
 /// A recipe of `class` that `allowed` lets through, by seed, weighted by how far the run is
 /// behind the target on the events it aims at (`counts`: events so far, planned ones
-/// included); `skip` are recipes that failed for this tool already.
+/// included); `skip` are recipes that failed for this tool already. `spare`: the release has a
+/// change already, so a slot the run is behind on nowhere is left empty rather than filled by
+/// a recipe whose every pattern is half again over its target.
 pub fn choose(
     mix: &Mix,
     class: Class,
@@ -148,6 +157,7 @@ pub fn choose(
     rng: &mut Rng,
     skip: &[Recipe],
     allowed: &dyn Fn(&Recipe) -> bool,
+    spare: bool,
 ) -> Option<Recipe> {
     let deficit = |p: u8| deficit(mix, counts, p);
     let open: Vec<&Recipe> = RECIPES
@@ -162,11 +172,12 @@ pub fn choose(
     let weighted: Vec<(&Recipe, f64)> = if behind.iter().any(|(_, w)| *w > 0.0) {
         behind
     } else {
-        // On target everywhere: follow the target itself, but not with a recipe whose every
-        // pattern is half again over its target. Such slots were filled by the one recipe that
-        // fits nearly every tool (O5, a new parameter), and P4 came out at twice its target.
+        // On target everywhere: follow the target itself, but, where the release has a change
+        // already, not with a recipe whose every pattern is half again over its target. Such
+        // slots were filled by the one recipe that fits nearly every tool (O5, a new
+        // parameter), and P4 came out at twice its target.
         open.iter()
-            .filter(|r| !r.aims.iter().all(|p| far_over(mix, counts, *p)))
+            .filter(|r| !(spare && r.aims.iter().all(|p| far_over(mix, counts, *p))))
             .map(|r| (*r, r.aims.iter().map(|p| mix.share(Label::p(*p))).sum()))
             .collect()
     };
@@ -226,13 +237,30 @@ mod tests {
             let counts: BTreeMap<Label, usize> = [(Label::p(3), p3), (Label::p(4), p4)].into();
             (0..40)
                 .map(|_| {
-                    let r = choose(&mix, Class::Single, &counts, rng, &[o9], &|_| true);
+                    let r = choose(&mix, Class::Single, &counts, rng, &[o9], &|_| true, true);
                     r.unwrap().operators[0]
                 })
                 .collect()
         };
         // P4 at 20 of 31 events against a third: never drawn; P3 (11) fills the slot.
         assert!(draws(&mut rng, 11, 20).iter().all(|o| *o == "O10"));
+        // A release with no change yet takes it rather than none.
+        let counts: BTreeMap<Label, usize> = [(Label::p(3), 11), (Label::p(4), 20)].into();
+        let first: Vec<&str> = (0..40)
+            .map(|_| {
+                let r = choose(
+                    &mix,
+                    Class::Single,
+                    &counts,
+                    &mut rng,
+                    &[o9],
+                    &|_| true,
+                    false,
+                );
+                r.unwrap().operators[0]
+            })
+            .collect();
+        assert!(first.contains(&"O5"), "{first:?}");
         // P4 at 10 of 20, within half again of its target: drawn as the target says.
         let both = draws(&mut rng, 10, 10);
         assert!(both.contains(&"O5") && both.contains(&"O10"), "{both:?}");
@@ -244,7 +272,7 @@ mod tests {
         let counts: BTreeMap<Label, usize> = [(Label::p(1), 10)].into();
         let mut rng = Rng::new(1);
         for _ in 0..20 {
-            let r = choose(&mix, Class::Single, &counts, &mut rng, &[], &|_| true).unwrap();
+            let r = choose(&mix, Class::Single, &counts, &mut rng, &[], &|_| true, true).unwrap();
             assert_eq!(r.operators, ["O10"]);
         }
     }

@@ -36,6 +36,22 @@ impl Oracle<'_> {
                         self.removed_param(&c.tool, param).await;
                     }
                 }
+                // A demotion declares its default too: one check for both.
+                ChangeKind::ParamRequiredChanged if c.required == Some(false) => {
+                    if let Some(param) = &c.param {
+                        self.defaulted(&c.tool, param).await;
+                    }
+                }
+                ChangeKind::ParamDefaultChanged
+                    if !change.changes.iter().any(|d| {
+                        d.kind == ChangeKind::ParamRequiredChanged
+                            && (d.tool.as_str(), &d.param) == (c.tool.as_str(), &c.param)
+                    }) =>
+                {
+                    if let Some(param) = &c.param {
+                        self.defaulted(&c.tool, param).await;
+                    }
+                }
                 _ => {}
             }
         }
@@ -188,6 +204,60 @@ impl Oracle<'_> {
             &arguments,
             outcome.status,
             None,
+            judged,
+        ));
+    }
+
+    /// A parameter made optional, or given another default: the previous call without it
+    /// answers as with the default the schema now declares. Where the previous call sent
+    /// exactly that value, its answer is the reference; otherwise the call that sends the
+    /// default, made just before and after in this session.
+    async fn defaulted(&mut self, tool: &str, param: &str) {
+        let Some(seen) = self.baseline.calls.get(tool).cloned() else {
+            return;
+        };
+        let declared = (self.change.tool(tool)).and_then(|t| {
+            t["inputSchema"]["properties"][param]
+                .get("default")
+                .cloned()
+        });
+        let mut without = seen.arguments.clone();
+        without.remove(param);
+        let (outcome, mut judged) = match &declared {
+            None => {
+                let outcome = self.call(tool, &without).await;
+                let why =
+                    format!("`{param}` declares no default to compare a call without it with");
+                (outcome, Judged::unverifiable(why))
+            }
+            Some(d) if seen.arguments.get(param) == Some(d) => {
+                let outcome = self.call(tool, &without).await;
+                let judged = judge::against(&seen, &outcome, tool, self.unknown());
+                (outcome, judged)
+            }
+            Some(d) => {
+                let mut with = seen.arguments.clone();
+                with.insert(param.to_string(), d.clone());
+                (self.claimed(tool, &with, tool, &without, str::to_string, |_| true)).await
+            }
+        };
+        if judged.verdict == Verdict::Failed
+            && let Some(d) = &declared
+        {
+            let reason = judged.reason.take().unwrap_or_default();
+            judged.reason = Some(format!(
+                "without `{param}` it does not answer as with its default {d}: {reason}"
+            ));
+        }
+        self.results.push(result(
+            tool,
+            TestKind::Changed,
+            Check::Defaulted {
+                param: param.into(),
+            },
+            &without,
+            outcome.status,
+            Some(seen.status),
             judged,
         ));
     }

@@ -80,6 +80,9 @@ pub enum Check {
     BeyondBound { param: String },
     /// A parameter the change removed, sent as before: refused, or ignored as the change says.
     ParamRemoved { param: String },
+    /// A parameter made optional, or given another default: called without it, the tool
+    /// answers as it does with the default its schema declares.
+    Defaulted { param: String },
     /// A claimed effect of the change, shown on the answer.
     Claim { effect: Effect },
     /// A tool with no previous version (or a new required input), called as its schema says.

@@ -94,6 +94,15 @@ pub fn exercises(test: &TestResult, change: &SchemaChange) -> bool {
                     Check::InsideBound { param: p } | Check::BeyondBound { param: p }
                         if Some(p.as_str()) == param)
         }
+        // Made optional: called without it, the tool answers as with its declared default.
+        ChangeKind::ParamRequiredChanged if change.required == Some(false) => {
+            on_tool
+                && matches!(&test.check, Check::Defaulted { param: p } if Some(p.as_str()) == param)
+        }
+        ChangeKind::ParamDefaultChanged => {
+            on_tool
+                && matches!(&test.check, Check::Defaulted { param: p } if Some(p.as_str()) == param)
+        }
         ChangeKind::ParamRequiredChanged | ChangeKind::ParamTypeChanged => {
             on_tool && matches!(test.check, Check::New | Check::AsBefore)
         }
