@@ -8,15 +8,30 @@ use mcpevol::evolve::{self, Backend, EvolveOptions, RoundStatus};
 use mcpevol::mutate::{ConstraintKind, Context, rules};
 use mcpevol::operators::Builtin;
 use mcpevol::validate::{Check, Verdict};
+use mcpevol::version_record::{RoundRecord, read_round};
 use mcpevol::workspace::Workspace;
 
 use common::given::{self, hunk};
 
-fn options() -> EvolveOptions {
-    EvolveOptions {
+/// One round of `backend` on the workspace `work`: its status and reason, and its record when
+/// it committed.
+fn one_round(
+    rt: &tokio::runtime::Runtime,
+    work: &std::path::Path,
+    backend: &Backend,
+) -> (RoundStatus, String, Option<RoundRecord>) {
+    let options = EvolveOptions {
         max_failed_rounds: 1,
         ..EvolveOptions::new(1, 7)
-    }
+    };
+    let rounds = rt
+        .block_on(evolve::evolve(work, backend, &options, |_| {}))
+        .unwrap();
+    let reason = rounds[0].reason.clone().unwrap_or_default();
+    let ws = Workspace::open(work).unwrap();
+    let record = (rounds[0].status == RoundStatus::Committed)
+        .then(|| read_round(&ws, rounds[0].version).unwrap().unwrap());
+    (rounds[0].status, reason, record)
 }
 
 #[test]
@@ -43,19 +58,8 @@ fn the_rules_demotion_commits_proven_by_a_call_without_the_parameter() {
     let backend = Backend::Given {
         proposal: Box::new(proposal),
     };
-    let rounds = rt
-        .block_on(evolve::evolve(&work, &backend, &options(), |_| {}))
-        .unwrap();
-    assert_eq!(
-        rounds[0].status,
-        RoundStatus::Committed,
-        "{:?}",
-        rounds[0].reason
-    );
-    let ws = Workspace::open(&work).unwrap();
-    let round = mcpevol::version_record::read_round(&ws, rounds[0].version)
-        .unwrap()
-        .unwrap();
+    let (_, reason, round) = one_round(&rt, &work, &backend);
+    let round = round.expect(&reason);
     let kinds: Vec<_> = round.schema_changes.iter().map(|c| c.kind).collect();
     assert!(
         kinds.contains(&mcpevol::schema::ChangeKind::ParamRequiredChanged),
@@ -97,11 +101,8 @@ fn a_demotion_whose_handler_ignores_the_declared_default_is_rejected() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let work = common::oracle_fixture(&rt, "content", &dir.path().join("broken"));
-    let rounds = rt
-        .block_on(evolve::evolve(&work, &demotion(""), &options(), |_| {}))
-        .unwrap();
-    let reason = rounds[0].reason.clone().unwrap_or_default();
-    assert_eq!(rounds[0].status, RoundStatus::Failed, "{reason}");
+    let (status, reason, _) = one_round(&rt, &work, &demotion(""));
+    assert_eq!(status, RoundStatus::Failed, "{reason}");
     assert!(
         reason.contains("without `name`") && reason.contains("\"world\""),
         "{reason}"
@@ -110,18 +111,7 @@ fn a_demotion_whose_handler_ignores_the_declared_default_is_rejected() {
     // The handler that falls back to the default commits, proven by the same call.
     let work = common::oracle_fixture(&rt, "content", &dir.path().join("honest"));
     let backend = demotion(r#"${request.params.arguments.name ?? "world"}"#);
-    let rounds = rt
-        .block_on(evolve::evolve(&work, &backend, &options(), |_| {}))
-        .unwrap();
-    assert_eq!(
-        rounds[0].status,
-        RoundStatus::Committed,
-        "{:?}",
-        rounds[0].reason
-    );
-    let ws = Workspace::open(&work).unwrap();
-    let round = mcpevol::version_record::read_round(&ws, rounds[0].version)
-        .unwrap()
-        .unwrap();
+    let (_, reason, round) = one_round(&rt, &work, &backend);
+    let round = round.expect(&reason);
     assert!(round.proof.is_proven(), "{:?}", round.proof);
 }
