@@ -271,7 +271,7 @@ fn a_new_type_is_a_breaking_p8_change() {
 #[test]
 fn a_new_default_is_its_own_kind_and_no_constraint_change_as_releases_were_counted() {
     let after = edited(|t| t["inputSchema"]["properties"]["days"]["default"] = json!(3));
-    let c = diff(&[forecast()], &[after.clone()]);
+    let c = diff(&[forecast()], std::slice::from_ref(&after));
     let c = only(&c);
     assert_eq!((c.kind, c.pattern), (ChangeKind::ParamDefaultChanged, None));
     let changed = edited(|t| t["inputSchema"]["properties"]["days"]["default"] = json!(5));
