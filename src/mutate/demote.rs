@@ -35,9 +35,10 @@ pub(super) fn demotable(tool: &Tool) -> Result<(&ParamSite, String), &'static st
 
 /// The default a maintainer would give a parameter of this type and shape, as a JS literal.
 fn default_for(ty: Option<&str>, shape: &crate::inventory::ParamShape) -> Option<String> {
+    let numeric = matches!(ty, Some("number" | "integer"));
     if let Some(first) = shape.values.first() {
-        // Enum members are kept without their quotes: numbers stay numbers.
-        return Some(if first.parse::<f64>().is_ok() {
+        // Members are kept without their quotes; a `z.enum` of "1" and "2" still takes strings.
+        return Some(if numeric && first.parse::<f64>().is_ok() {
             first.clone()
         } else {
             js_string(first)
@@ -61,7 +62,7 @@ fn default_for(ty: Option<&str>, shape: &crate::inventory::ParamShape) -> Option
 
 /// Writes `.default(value)` into the parameter's zod chain: before its `.describe(...)`, so
 /// that the description stays on the outermost schema (what zod's JSON Schema reads), else at
-/// its end. Returns the parameter's name.
+/// its end.
 pub(super) fn demote(
     e: &mut Edits,
     root: &Path,
@@ -80,4 +81,36 @@ pub(super) fn demote(
         _ => end,
     };
     e.insert(root, &site.value.file, at, format!(".default({value})"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::inventory::ParamShape;
+
+    fn shape(values: &[&str], min: Option<&str>, max: Option<&str>) -> ParamShape {
+        ParamShape {
+            values: values.iter().map(|v| v.to_string()).collect(),
+            min: min.map(str::to_string),
+            max: max.map(str::to_string),
+            ..ParamShape::default()
+        }
+    }
+
+    #[test]
+    fn a_default_is_a_value_the_parameter_accepts_written_as_javascript() {
+        let enum_of = |v: &[&str]| default_for(Some("enum"), &shape(v, None, None));
+        assert_eq!(enum_of(&["ft", "m"]).as_deref(), Some("\"ft\""));
+        // z.enum takes strings only, digits or not.
+        assert_eq!(enum_of(&["1", "2"]).as_deref(), Some("\"1\""));
+        let number = |min, max| default_for(Some("number"), &shape(&[], min, max));
+        assert_eq!(number(Some("2"), Some("10")).as_deref(), Some("2"));
+        assert_eq!(number(None, None).as_deref(), Some("1"));
+        assert_eq!(number(None, Some("0.5")).as_deref(), Some("0.5"));
+        assert_eq!(
+            default_for(Some("boolean"), &ParamShape::default()).as_deref(),
+            Some("false")
+        );
+        assert_eq!(default_for(Some("string"), &ParamShape::default()), None);
+    }
 }
