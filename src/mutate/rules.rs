@@ -34,6 +34,7 @@ pub fn applies(op: Builtin, tool: &Tool, all: &[Tool]) -> Result<(), &'static st
 }
 
 /// As [`applies`], for the kind of constraint change asked for.
+// Long: one arm per built-in operator, the operator table `Draft::apply` follows.
 pub fn applies_as(
     op: Builtin,
     kind: ConstraintKind,
