@@ -448,6 +448,7 @@ fn kind_names_in_messages_match_their_serialized_names() {
         ParamConstraintChanged,
         ParamRequiredChanged,
         ParamTypeChanged,
+        ParamDefaultChanged,
     ];
     for k in kinds {
         assert_eq!(serde_json::to_value(k).unwrap(), k.as_str());
