@@ -230,7 +230,7 @@ impl ReleaseProposer {
             let mut skip: Vec<Recipe> = Vec::new();
             // A tool added beside another's new description is P18: only while the run is
             // behind on it.
-            let p18 = plan::deficit(&self.mix, &counts, 18) > 0.0;
+            let p18 = plan::deficit(&self.mix, &counts, Label::p(18)) > 0.0;
             let allowed = |r: &Recipe| {
                 (p18 || !(adds && r.describes() || describes && r.adds()))
                     && !r.operators.iter().any(|o| self.dropped_twice(ask, o))
@@ -253,13 +253,13 @@ impl ReleaseProposer {
                     continue;
                 }
                 // An operator that makes one of several patterns counts toward the first.
-                let aims: &[u8] = if recipe.operators.len() == 1 {
+                let aims: &[Label] = if recipe.operators.len() == 1 {
                     &recipe.aims[..1]
                 } else {
                     recipe.aims
                 };
-                for p in aims {
-                    *counts.entry(Label::p(*p)).or_default() += 1;
+                for l in aims {
+                    *counts.entry(*l).or_default() += 1;
                 }
                 adds |= recipe.adds();
                 describes |= recipe.describes();

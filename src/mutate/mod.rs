@@ -4,7 +4,7 @@
 //! [`crate::hunks`]. Everything after the proposal (check, validate, commit) is shared.
 
 pub mod behaviours;
-mod demote;
+mod defaults;
 pub mod docstring;
 pub mod prose;
 pub mod python;
@@ -74,6 +74,8 @@ pub enum ConstraintKind {
     Bound,
     /// A required parameter made optional with the default the handler then receives (P13).
     Demotion,
+    /// An optional parameter's default changed to another valid value (`other`).
+    Redefault,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -89,6 +91,8 @@ pub enum MutateError {
     Unregistrable(&'static str),
     #[error("the handler of `{tool}` cannot be wrapped: {why}")]
     Unwrappable { tool: String, why: &'static str },
+    #[error("the default of `{param}` is not one plain literal in its zod chain")]
+    DefaultNotLiteral { param: String },
     #[error("operator {0} is not known to the rules backend")]
     UnknownOperator(OperatorId),
     #[error("cannot read {file}: {source}")]

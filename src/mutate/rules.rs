@@ -13,7 +13,7 @@ use super::prose::{self, Note};
 use super::python::{self, is_python};
 use super::splice::{Edits, append_entry, indent_at, item_range, js_string, statement_range};
 use super::{
-    ConstraintKind, Context, MutateError, Proposal, Rng, demote, retext, unroute, words, wrap,
+    ConstraintKind, Context, MutateError, Proposal, Rng, defaults, retext, unroute, words, wrap,
 };
 use crate::inventory::{DescriptionForm, DescriptionSite, ParamSite, RouteKind, Span, Tool};
 use crate::operators::Builtin::{self, *};
@@ -103,7 +103,10 @@ pub fn applies_as(
             }
         }
         ConstraintMutation if kind == ConstraintKind::Demotion => {
-            demote::demotable(tool).map(|_| ())
+            defaults::demotable(tool).map(|_| ())
+        }
+        ConstraintMutation if kind == ConstraintKind::Redefault => {
+            defaults::redefaultable(tool).map(|_| ())
         }
         ConstraintMutation => constrainable(tool).map(|_| ()),
         ParameterPruning => prunable(tool).map(|_| ()),
@@ -456,10 +459,18 @@ impl Draft<'_> {
                 format!("Flexible Expansion: `{name}` takes new optional parameter(s) {added}")
             }
             ConstraintMutation if self.constraint == ConstraintKind::Demotion => {
-                let (site, value) = demote::demotable(tool).expect("applies() checked");
-                demote::demote(&mut self.e, self.root, site, &value)?;
+                let (site, value) = defaults::demotable(tool).expect("applies() checked");
+                defaults::demote(&mut self.e, self.root, site, &value)?;
                 format!(
                     "Constraint Mutation: `{name}`.`{}` is optional now, {value} when it is not sent",
+                    site.name
+                )
+            }
+            ConstraintMutation if self.constraint == ConstraintKind::Redefault => {
+                let (site, value) = defaults::redefaultable(tool).expect("applies() checked");
+                defaults::redefault(&mut self.e, self.root, site, &value)?;
+                format!(
+                    "Constraint Mutation: `{name}`.`{}` defaults to {value} now",
                     site.name
                 )
             }

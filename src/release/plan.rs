@@ -22,16 +22,20 @@ pub enum Class {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Recipe {
     pub class: Class,
-    /// The events it aims at (patterns by number): only those the rules' edits make. (O6 makes
-    /// a bound, P8, never a promotion, P13; O7 removes optional parameters, P11, never required
-    /// ones, P14. Listed as aims, the patterns never made kept their recipe chosen, and P8 and
-    /// P11 came out at twice their targets.)
-    pub aims: &'static [u8],
+    /// The events it aims at: only those the rules' edits make. (O7 removes optional
+    /// parameters, P11, never required ones, P14. Listed as aims, the patterns never made kept
+    /// their recipe chosen, and P8 and P11 came out at twice their targets.) O6 makes a bound
+    /// (P8), a demotion (P13) or a changed default (`other`), as [`Recipe::constraint`] says.
+    pub aims: &'static [Label],
     /// Operator ids; the second, if any, is applied to the first one's tool.
     pub operators: &'static [&'static str],
 }
 
-const fn r(class: Class, aims: &'static [u8], operators: &'static [&'static str]) -> Recipe {
+const fn p(n: u8) -> Label {
+    Label::p(n)
+}
+
+const fn r(class: Class, aims: &'static [Label], operators: &'static [&'static str]) -> Recipe {
     Recipe {
         class,
         aims,
@@ -44,23 +48,24 @@ const fn r(class: Class, aims: &'static [u8], operators: &'static [&'static str]
 /// P12, P15), or pairs whose atoms no pattern covers alone (a description and a constraint:
 /// P1 + P8, as real releases show them).
 pub const RECIPES: &[Recipe] = &[
-    r(Class::Tool, &[2], &["O1"]),
-    r(Class::Tool, &[5], &["O2"]),
-    r(Class::Tool, &[17], &["O3"]),
-    r(Class::Tool, &[2, 18], &["O4"]),
-    r(Class::Single, &[1], &["O9"]),
-    r(Class::Single, &[3], &["O10"]),
-    r(Class::Single, &[4], &["O5"]),
-    r(Class::Single, &[8], &["O6"]),
-    r(Class::Single, &[13], &["O6"]),
-    r(Class::Single, &[11], &["O7"]),
-    r(Class::Composite, &[6], &["O8"]),
-    r(Class::Composite, &[7], &["O11"]),
-    r(Class::Composite, &[9], &["O6", "O10"]),
-    r(Class::Composite, &[12], &["O5", "O10"]),
-    r(Class::Composite, &[15], &["O7", "O10"]),
-    r(Class::Composite, &[1, 8], &["O9", "O6"]),
-    r(Class::Composite, &[1, 11], &["O9", "O7"]),
+    r(Class::Tool, &[p(2)], &["O1"]),
+    r(Class::Tool, &[p(5)], &["O2"]),
+    r(Class::Tool, &[p(17)], &["O3"]),
+    r(Class::Tool, &[p(2), p(18)], &["O4"]),
+    r(Class::Single, &[p(1)], &["O9"]),
+    r(Class::Single, &[p(3)], &["O10"]),
+    r(Class::Single, &[p(4)], &["O5"]),
+    r(Class::Single, &[p(8)], &["O6"]),
+    r(Class::Single, &[p(13)], &["O6"]),
+    r(Class::Single, &[p(11)], &["O7"]),
+    r(Class::Single, &[Label::Other], &["O6"]),
+    r(Class::Composite, &[p(6)], &["O8"]),
+    r(Class::Composite, &[p(7)], &["O11"]),
+    r(Class::Composite, &[p(9)], &["O6", "O10"]),
+    r(Class::Composite, &[p(12)], &["O5", "O10"]),
+    r(Class::Composite, &[p(15)], &["O7", "O10"]),
+    r(Class::Composite, &[p(1), p(8)], &["O9", "O6"]),
+    r(Class::Composite, &[p(1), p(11)], &["O9", "O7"]),
 ];
 
 /// The classes of a release's tools, drawn from the mix: the number of tools (at most
@@ -79,7 +84,7 @@ pub fn draw_classes(mix: &Mix, rng: &mut Rng, max_tools: usize) -> Vec<Class> {
         .flat_map(|r| r.aims.iter())
         .collect::<std::collections::BTreeSet<_>>()
         .into_iter()
-        .map(|p| mix.share(Label::p(*p)))
+        .map(|l| mix.share(*l))
         .sum::<f64>();
     let tool_p = if covered > 0.0 {
         tool_share / covered
@@ -101,19 +106,18 @@ pub fn draw_classes(mix: &Mix, rng: &mut Rng, max_tools: usize) -> Vec<Class> {
 
 /// How far the run is behind the target on pattern `p` (`counts`: events so far, planned ones
 /// included), in events; 0 when it is not behind.
-pub fn deficit(mix: &Mix, counts: &BTreeMap<Label, usize>, p: u8) -> f64 {
+pub fn deficit(mix: &Mix, counts: &BTreeMap<Label, usize>, l: Label) -> f64 {
     let total: usize = counts.values().sum();
-    let l = Label::p(p);
     let want = mix.share(l) * (total + 1) as f64;
     (want - *counts.get(&l).unwrap_or(&0) as f64).max(0.0)
 }
 
 /// Whether the run has pattern `p` at half again its target share or more (`counts` as for
 /// [`deficit`]).
-fn far_over(mix: &Mix, counts: &BTreeMap<Label, usize>, p: u8) -> bool {
+fn far_over(mix: &Mix, counts: &BTreeMap<Label, usize>, l: Label) -> bool {
     let total: usize = counts.values().sum();
-    let have = *counts.get(&Label::p(p)).unwrap_or(&0) as f64;
-    have > 0.0 && have >= 1.5 * mix.share(Label::p(p)) * (total + 1) as f64
+    let have = *counts.get(&l).unwrap_or(&0) as f64;
+    have > 0.0 && have >= 1.5 * mix.share(l) * (total + 1) as f64
 }
 
 impl Recipe {
@@ -122,9 +126,11 @@ impl Recipe {
     /// constraint, P8, into P9, and a tool description beside a constraint, P1 + P8, into
     /// P7 + P8: on 8 servers, 23 of 30 of those came out P7 + P8.)
     pub fn constraint(&self) -> ConstraintKind {
-        if self.aims.contains(&13) {
+        if self.aims.contains(&p(13)) {
             ConstraintKind::Demotion
-        } else if self.aims.contains(&9) {
+        } else if self.aims.contains(&Label::Other) {
+            ConstraintKind::Redefault
+        } else if self.aims.contains(&p(9)) {
             ConstraintKind::DescribedBound
         } else {
             ConstraintKind::Bound
@@ -133,7 +139,7 @@ impl Recipe {
 
     /// Whether it adds a tool (a replacement may show as a removal and an addition).
     pub fn adds(&self) -> bool {
-        self.aims.contains(&2) || self.aims.contains(&5)
+        self.aims.contains(&p(2)) || self.aims.contains(&p(5))
     }
 
     /// Whether it may rewrite the description of a tool that was there before (a removal or
@@ -159,15 +165,15 @@ pub fn choose(
     allowed: &dyn Fn(&Recipe) -> bool,
     spare: bool,
 ) -> Option<Recipe> {
-    let deficit = |p: u8| deficit(mix, counts, p);
+    let deficit = |l: Label| deficit(mix, counts, l);
     let open: Vec<&Recipe> = RECIPES
         .iter()
         .filter(|r| r.class == class && !skip.contains(r) && allowed(r))
-        .filter(|r| r.aims.iter().any(|p| mix.share(Label::p(*p)) > 0.0))
+        .filter(|r| r.aims.iter().any(|l| mix.share(*l) > 0.0))
         .collect();
     let behind: Vec<(&Recipe, f64)> = open
         .iter()
-        .map(|r| (*r, r.aims.iter().map(|p| deficit(*p)).sum::<f64>()))
+        .map(|r| (*r, r.aims.iter().map(|l| deficit(*l)).sum::<f64>()))
         .collect();
     let weighted: Vec<(&Recipe, f64)> = if behind.iter().any(|(_, w)| *w > 0.0) {
         behind
@@ -177,8 +183,8 @@ pub fn choose(
         // slots were filled by the one recipe that fits nearly every tool (O5, a new
         // parameter), and P4 came out at twice its target.
         open.iter()
-            .filter(|r| !(spare && r.aims.iter().all(|p| far_over(mix, counts, *p))))
-            .map(|r| (*r, r.aims.iter().map(|p| mix.share(Label::p(*p))).sum()))
+            .filter(|r| !(spare && r.aims.iter().all(|l| far_over(mix, counts, *l))))
+            .map(|r| (*r, r.aims.iter().map(|l| mix.share(*l)).sum()))
             .collect()
     };
     draw_weighted(rng, weighted.into_iter()).copied()

@@ -58,8 +58,12 @@ impl Pattern {
     }
 }
 
-/// Patterns written out with `sep` between them: `P4, P6`.
+/// Patterns written out with `sep` between them: `P4, P6`; `none` when there are none (a
+/// changed default alone is no pattern of Table 10).
 pub fn joined(patterns: &[Pattern], sep: &str) -> String {
+    if patterns.is_empty() {
+        return "none".into();
+    }
     patterns
         .iter()
         .map(Pattern::to_string)

@@ -17,6 +17,7 @@ use crate::server::session::{CallStatus, Outcome, Session};
 mod args;
 mod baseline;
 mod bounds;
+mod calls;
 mod candidates;
 mod discover;
 pub mod effect;
@@ -173,44 +174,6 @@ impl VersionChange<'_> {
 
     fn changes_of(&self, tool: &str) -> impl Iterator<Item = &SchemaChange> {
         self.changes.iter().filter(move |c| c.tool == tool)
-    }
-
-    /// The previous call of `tool` made valid for its new schema: each parameter whose type
-    /// changed sent with a value of its new type, each newly required one given a value, and
-    /// parameters the schema no longer has left out.
-    fn new_arguments(&self, tool: &str, before: &Map<String, Value>) -> Map<String, Value> {
-        let schema = self
-            .tool(tool)
-            .map(|t| &t["inputSchema"])
-            .unwrap_or(&Value::Null);
-        let props = schema["properties"].as_object();
-        let mut out: Map<String, Value> = before
-            .iter()
-            .filter(|(k, _)| props.is_some_and(|p| p.contains_key(*k)))
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
-        for (k, v) in arguments_for(schema) {
-            out.entry(k).or_insert(v);
-        }
-        for c in self.changes_of(tool) {
-            let Some(param) = &c.param else { continue };
-            if c.kind == ChangeKind::ParamTypeChanged {
-                out.insert(
-                    param.clone(),
-                    args::value_for(&schema["properties"][param], param),
-                );
-            }
-        }
-        out
-    }
-
-    /// A change after which the previous call is no longer valid as it was.
-    fn needs_new_arguments(&self, tool: &str) -> bool {
-        self.changes_of(tool).any(|c| {
-            matches!(c.kind, ChangeKind::ParamTypeChanged)
-                || (c.kind == ChangeKind::ParamAdded && c.required == Some(true))
-                || (c.kind == ChangeKind::ParamRequiredChanged && c.required == Some(true))
-        })
     }
 }
 
@@ -369,13 +332,14 @@ impl Oracle<'_> {
                 ));
                 continue;
             }
-            let outcome = self.call(&name, &seen.arguments).await;
+            let arguments = change.with_old_defaults(old, &seen.arguments);
+            let outcome = self.call(&name, &arguments).await;
             let judged = against(seen, &outcome, &name, self.unknown_for(seen));
             self.results.push(result(
                 &name,
                 kind,
                 check,
-                &seen.arguments,
+                &arguments,
                 outcome.status,
                 Some(seen.status),
                 judged,
