@@ -1,7 +1,9 @@
 //! A required parameter made optional (P13), or an optional one given another default
 //! (`other`), is proven by a call without it answering as a call with the default its schema now
 //! declares: the rules' demotion and changed default (zod `.default(...)`) commit proven by that
-//! check; a demotion or a new default the handler ignores is rejected.
+//! check; a demotion or a new default the handler ignores is rejected. An optional parameter
+//! made required (P13) is proven by the previous call without it refused; one the server does
+//! not require is rejected.
 
 mod common;
 
@@ -35,16 +37,16 @@ fn one_round(
     (rounds[0].status, reason, record)
 }
 
-/// The rules' Constraint Mutation of the kind asked for on `convert` of the fixture in `work`,
+/// The rules' Constraint Mutation of the kind asked for on `tool` of the fixture in `work`,
 /// written as `written`, committed: its record.
 fn committed(
     rt: &tokio::runtime::Runtime,
     work: &std::path::Path,
-    kind: ConstraintKind,
+    (kind, tool): (ConstraintKind, &str),
     written: &str,
 ) -> RoundRecord {
     let proposal = constraint_mutation(work, kind);
-    assert_eq!(proposal.targets, ["convert"], "{}", proposal.summary);
+    assert_eq!(proposal.targets, [tool], "{}", proposal.summary);
     assert!(
         proposal.hunks[0].replace.contains(written),
         "{:?}",
@@ -79,7 +81,7 @@ fn the_rules_demotion_commits_proven_by_a_call_without_the_parameter() {
     let round = committed(
         &rt,
         &work,
-        ConstraintKind::Demotion,
+        (ConstraintKind::Demotion, "convert"),
         ".default(1).describe(",
     );
     let kinds: Vec<_> = round.schema_changes.iter().map(|c| c.kind).collect();
@@ -146,7 +148,7 @@ fn the_rules_changed_default_commits_proven_and_old_calls_send_the_old_default()
     let round = committed(
         &rt,
         &work,
-        ConstraintKind::Redefault,
+        (ConstraintKind::Redefault, "convert"),
         ".default(6).describe(",
     );
     let kinds: Vec<_> = round.schema_changes.iter().map(|c| c.kind).collect();
@@ -179,25 +181,61 @@ fn the_rules_changed_default_commits_proven_and_old_calls_send_the_old_default()
     assert!(round.proof.is_proven(), "{:?}", round.proof);
 }
 
-#[test]
-fn a_new_default_the_handler_ignores_is_rejected() {
+/// Why an O6 edit of `greet` on the JSON-schema server of `fixtures/oracle/content`, `from`
+/// written as `to`, was rejected (it must be).
+fn rejected_greet(from: &str, to: &str) -> String {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let work = common::oracle_fixture(&rt, "content", &dir.path().join("w"));
-    let backend = given::proposal(
-        "O6",
-        &["greet"],
-        &[],
-        vec![hunk(
-            r#"loud: { type: "boolean", description: "Shout the greeting" }"#,
-            r#"loud: { type: "boolean", description: "Shout the greeting", default: true }"#,
-        )],
-        Vec::new(),
-    );
+    let backend = given::proposal("O6", &["greet"], &[], vec![hunk(from, to)], Vec::new());
     let (status, reason, _) = one_round(&rt, &work, &backend);
     assert_eq!(status, RoundStatus::Failed, "{reason}");
+    reason
+}
+
+#[test]
+fn a_new_default_the_handler_ignores_is_rejected() {
+    let reason = rejected_greet(
+        r#"loud: { type: "boolean", description: "Shout the greeting" }"#,
+        r#"loud: { type: "boolean", description: "Shout the greeting", default: true }"#,
+    );
     assert!(
         reason.contains("without `loud`") && reason.contains("default true"),
+        "{reason}"
+    );
+}
+
+#[test]
+fn the_rules_promotion_commits_proven_by_the_call_without_it_refused() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let work = common::oracle_fixture(&rt, "demote", &dir.path().join("w"));
+    let round = committed(
+        &rt,
+        &work,
+        (ConstraintKind::Promotion, "echo"),
+        "z.number().int().min(1).max(5).describe(",
+    );
+    let required = round
+        .tests
+        .iter()
+        .find(|t| {
+            t.check
+                == Check::Required {
+                    param: "times".into(),
+                }
+        })
+        .expect("a call of echo without times");
+    assert_eq!(required.verdict, Verdict::Passed, "{required:?}");
+    assert!(required.arguments.get("times").is_none(), "{required:?}");
+    assert!(round.proof.is_proven(), "{:?}", round.proof);
+}
+
+#[test]
+fn a_promotion_the_server_does_not_enforce_is_rejected() {
+    let reason = rejected_greet(r#"required: ["name"],"#, r#"required: ["name", "loud"],"#);
+    assert!(
+        reason.contains("without `loud`, required now, it still answers"),
         "{reason}"
     );
 }

@@ -1,9 +1,10 @@
-//! Defaults of zod parameters, which zod fills in before the handler runs: a demotion (P13), a
-//! required parameter made optional by a `.default(value)`, so that a call without it answers
-//! as a call that sends the value; and a changed default (`other`), an optional parameter's
-//! `.default(old)` made `.default(new)`. Only where a default means something by itself: an
-//! enum member, a number, a boolean (a path or a query has no value that could stand for every
-//! call).
+//! Required status and defaults of zod parameters, which zod checks and fills in before the
+//! handler runs: a demotion (P13), a required parameter made optional by a `.default(value)`, so
+//! that a call without it answers as a call that sends the value; a promotion (P13), an
+//! `.optional()` parameter made required, so that a call without it is refused; and a changed
+//! default (`other`), an optional parameter's `.default(old)` made `.default(new)`. Defaults
+//! only where one means something by itself: an enum member, a number, a boolean (a path or a
+//! query has no value that could stand for every call).
 
 use super::MutateError;
 use super::splice::{Edits, js_string};
@@ -35,6 +36,64 @@ pub(super) fn demotable(tool: &Tool) -> Result<(&ParamSite, String), &'static st
         }
     }
     Err("no required enum, number or boolean parameter written in zod")
+}
+
+/// An `.optional()` zod parameter of `tool` that can be made required: a plain value (not an
+/// object, whose chain holds its keys' own `.optional()`), whose words do not say it may be
+/// left out.
+pub(super) fn promotable(tool: &Tool) -> Result<&ParamSite, &'static str> {
+    let says_optional = |d: Option<&str>| {
+        let d = d.unwrap_or("").to_lowercase();
+        [
+            "optional",
+            "omit",
+            "leave",
+            "default",
+            "if not",
+            "not provided",
+            "not given",
+            "unless",
+            "if no",
+            "when no",
+            "blank",
+            "empty",
+        ]
+        .iter()
+        .any(|w| d.contains(w))
+    };
+    if says_optional(tool.description.as_deref()) {
+        return Err("its description says what happens when a parameter is left out");
+    }
+    for (site, param) in zod_params(tool)?.filter(|(_, p)| !p.required) {
+        let plain = matches!(
+            param.ty.as_deref(),
+            Some("string" | "number" | "integer" | "boolean" | "enum")
+        );
+        // A default is what the handler gets without it; dropping it is another change.
+        let bare = param.shape.default.is_none() && param.shape.keys.is_empty();
+        if plain && bare && !says_optional(param.description.as_deref()) {
+            return Ok(site);
+        }
+    }
+    Err("no plain `.optional()` zod parameter whose description allows it to be required")
+}
+
+/// Takes the `.optional()` out of the parameter's zod chain.
+pub(super) fn promote(e: &mut Edits, root: &Path, site: &ParamSite) -> Result<(), MutateError> {
+    let (start, end) = site.value.bytes;
+    let text = e.text(root, &site.value.file)?;
+    let chain = &text[start..end];
+    let mut found = chain.match_indices(".optional()");
+    let (Some((at, call)), None) = (found.next(), found.next()) else {
+        return Err(MutateError::NotOneOptional {
+            param: site.name.clone(),
+        });
+    };
+    let span = Span {
+        bytes: (start + at, start + at + call.len()),
+        ..site.value.clone()
+    };
+    e.replace(root, &span, "")
 }
 
 /// The default a maintainer would give a parameter of this type and shape, as a JS literal.

@@ -74,6 +74,8 @@ pub enum ConstraintKind {
     Bound,
     /// A required parameter made optional with the default the handler then receives (P13).
     Demotion,
+    /// An `.optional()` parameter made required, which zod then refuses calls without (P13).
+    Promotion,
     /// An optional parameter's default changed to another valid value (`other`).
     Redefault,
 }
@@ -93,6 +95,8 @@ pub enum MutateError {
     Unwrappable { tool: String, why: &'static str },
     #[error("the default of `{param}` is not one plain literal in its zod chain")]
     DefaultNotLiteral { param: String },
+    #[error("`{param}` is not made optional by exactly one `.optional()` in its zod chain")]
+    NotOneOptional { param: String },
     #[error("operator {0} is not known to the rules backend")]
     UnknownOperator(OperatorId),
     #[error("cannot read {file}: {source}")]

@@ -105,6 +105,9 @@ pub fn applies_as(
         ConstraintMutation if kind == ConstraintKind::Demotion => {
             defaults::demotable(tool).map(|_| ())
         }
+        ConstraintMutation if kind == ConstraintKind::Promotion => {
+            defaults::promotable(tool).map(|_| ())
+        }
         ConstraintMutation if kind == ConstraintKind::Redefault => {
             defaults::redefaultable(tool).map(|_| ())
         }
@@ -463,6 +466,14 @@ impl Draft<'_> {
                 defaults::demote(&mut self.e, self.root, site, &value)?;
                 format!(
                     "Constraint Mutation: `{name}`.`{}` is optional now, {value} when it is not sent",
+                    site.name
+                )
+            }
+            ConstraintMutation if self.constraint == ConstraintKind::Promotion => {
+                let site = defaults::promotable(tool).expect("applies() checked");
+                defaults::promote(&mut self.e, self.root, site)?;
+                format!(
+                    "Constraint Mutation: `{name}`.`{}` is required now",
                     site.name
                 )
             }

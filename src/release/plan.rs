@@ -29,6 +29,9 @@ pub struct Recipe {
     pub aims: &'static [Label],
     /// Operator ids; the second, if any, is applied to the first one's tool.
     pub operators: &'static [&'static str],
+    /// What Constraint Mutation is to make, where the aims alone do not say (P13: a demotion
+    /// or a promotion).
+    kind: Option<ConstraintKind>,
 }
 
 const fn p(n: u8) -> Label {
@@ -40,6 +43,20 @@ const fn r(class: Class, aims: &'static [Label], operators: &'static [&'static s
         class,
         aims,
         operators,
+        kind: None,
+    }
+}
+
+/// A recipe whose Constraint Mutation makes `kind`.
+const fn rk(
+    class: Class,
+    aims: &'static [Label],
+    operators: &'static [&'static str],
+    kind: ConstraintKind,
+) -> Recipe {
+    Recipe {
+        kind: Some(kind),
+        ..r(class, aims, operators)
     }
 }
 
@@ -56,9 +73,15 @@ pub const RECIPES: &[Recipe] = &[
     r(Class::Single, &[p(3)], &["O10"]),
     r(Class::Single, &[p(4)], &["O5"]),
     r(Class::Single, &[p(8)], &["O6"]),
-    r(Class::Single, &[p(13)], &["O6"]),
+    rk(Class::Single, &[p(13)], &["O6"], ConstraintKind::Demotion),
+    rk(Class::Single, &[p(13)], &["O6"], ConstraintKind::Promotion),
     r(Class::Single, &[p(11)], &["O7"]),
-    r(Class::Single, &[Label::Other], &["O6"]),
+    rk(
+        Class::Single,
+        &[Label::Other],
+        &["O6"],
+        ConstraintKind::Redefault,
+    ),
     r(Class::Composite, &[p(6)], &["O8"]),
     r(Class::Composite, &[p(7)], &["O11"]),
     r(Class::Composite, &[p(9)], &["O6", "O10"]),
@@ -121,15 +144,13 @@ fn far_over(mix: &Mix, counts: &BTreeMap<Label, usize>, l: Label) -> bool {
 }
 
 impl Recipe {
-    /// What its Constraint Mutation makes: a demotion for P13; a bound explained in its
-    /// parameter's description only for P9. (Explained elsewhere, the description turned a bare
+    /// What its Constraint Mutation makes: the kind the recipe names (P13, `other`); a bound
+    /// explained in its parameter's description only for P9. (Explained elsewhere, the description turned a bare
     /// constraint, P8, into P9, and a tool description beside a constraint, P1 + P8, into
     /// P7 + P8: on 8 servers, 23 of 30 of those came out P7 + P8.)
     pub fn constraint(&self) -> ConstraintKind {
-        if self.aims.contains(&p(13)) {
-            ConstraintKind::Demotion
-        } else if self.aims.contains(&Label::Other) {
-            ConstraintKind::Redefault
+        if let Some(kind) = self.kind {
+            kind
         } else if self.aims.contains(&p(9)) {
             ConstraintKind::DescribedBound
         } else {

@@ -36,6 +36,11 @@ impl Oracle<'_> {
                         self.removed_param(&c.tool, param).await;
                     }
                 }
+                ChangeKind::ParamRequiredChanged if c.required == Some(true) => {
+                    if let Some(param) = &c.param {
+                        self.required(&c.tool, param).await;
+                    }
+                }
                 // A demotion declares its default too: one check for both.
                 ChangeKind::ParamRequiredChanged if c.required == Some(false) => {
                     if let Some(param) = &c.param {

@@ -84,6 +84,8 @@ pub enum Check {
     /// A parameter made optional, or given another default: called without it, the tool
     /// answers as it does with the default its schema declares.
     Defaulted { param: String },
+    /// A parameter made required: the previous call without it is refused now.
+    Required { param: String },
     /// A claimed effect of the change, shown on the answer.
     Claim { effect: Effect },
     /// A tool with no previous version (or a new required input), called as its schema says.

@@ -160,6 +160,42 @@ impl Oracle<'_> {
     }
 }
 
+impl Oracle<'_> {
+    /// A parameter made required: the previous call without it, which answered then, is
+    /// refused now (a server that still answers it does not require it).
+    pub(super) async fn required(&mut self, tool: &str, param: &str) {
+        let Some(seen) = self.baseline.calls.get(tool).cloned() else {
+            return;
+        };
+        let mut without = seen.arguments.clone();
+        without.remove(param);
+        let outcome = self.call(tool, &without).await;
+        let judged = match hard_failure(&outcome, tool, self.unknown_for(&seen)) {
+            Some(f) => f,
+            None if seen.status != CallStatus::Ok => Judged::unverifiable(format!(
+                "it answered {:?} at the previous version too, so a refusal shows nothing",
+                seen.status
+            )),
+            None if outcome.status == CallStatus::Ok => Judged::failed(format!(
+                "without `{param}`, required now, it still answers: {}",
+                quote(&outcome.text)
+            )),
+            None => Judged::passed(None),
+        };
+        self.results.push(result(
+            tool,
+            TestKind::Changed,
+            Check::Required {
+                param: param.into(),
+            },
+            &without,
+            outcome.status,
+            Some(seen.status),
+            judged,
+        ));
+    }
+}
+
 /// An answer with the value it was called with taken out, normalised.
 fn without_value(text: &str, value: &Value) -> String {
     let shown = match value {

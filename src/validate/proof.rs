@@ -99,6 +99,11 @@ pub fn exercises(test: &TestResult, change: &SchemaChange) -> bool {
             on_tool
                 && matches!(&test.check, Check::Defaulted { param: p } if Some(p.as_str()) == param)
         }
+        // Made required: called without it, the tool refuses.
+        ChangeKind::ParamRequiredChanged if change.required == Some(true) => {
+            on_tool
+                && matches!(&test.check, Check::Required { param: p } if Some(p.as_str()) == param)
+        }
         ChangeKind::ParamDefaultChanged => {
             on_tool
                 && matches!(&test.check, Check::Defaulted { param: p } if Some(p.as_str()) == param)
