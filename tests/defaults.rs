@@ -7,35 +7,13 @@
 
 mod common;
 
-use mcpevol::evolve::{self, Backend, EvolveOptions, RoundStatus};
+use mcpevol::evolve::{Backend, RoundStatus};
 use mcpevol::mutate::{ConstraintKind, Context, rules};
 use mcpevol::operators::Builtin;
 use mcpevol::validate::{Check, Verdict};
-use mcpevol::version_record::{RoundRecord, read_round};
-use mcpevol::workspace::Workspace;
+use mcpevol::version_record::RoundRecord;
 
-use common::given::{self, hunk};
-
-/// One round of `backend` on the workspace `work`: its status and reason, and its record when
-/// it committed.
-fn one_round(
-    rt: &tokio::runtime::Runtime,
-    work: &std::path::Path,
-    backend: &Backend,
-) -> (RoundStatus, String, Option<RoundRecord>) {
-    let options = EvolveOptions {
-        max_failed_rounds: 1,
-        ..EvolveOptions::new(1, 7)
-    };
-    let rounds = rt
-        .block_on(evolve::evolve(work, backend, &options, |_| {}))
-        .unwrap();
-    let reason = rounds[0].reason.clone().unwrap_or_default();
-    let ws = Workspace::open(work).unwrap();
-    let record = (rounds[0].status == RoundStatus::Committed)
-        .then(|| read_round(&ws, rounds[0].version).unwrap().unwrap());
-    (rounds[0].status, reason, record)
-}
+use common::given::{self, hunk, one_round};
 
 /// The rules' Constraint Mutation of the kind asked for on `tool` of the fixture in `work`,
 /// written as `written`, committed: its record.

@@ -170,6 +170,9 @@ impl Round<'_> {
                 Proposed::GiveUp(g) => break g,
             };
             attempts += 1;
+            for p in &proposals {
+                tracing::debug!(operator = %p.operator, summary = %p.summary, "proposed");
+            }
             let operators = self.operators_of(&proposals)?;
             match self
                 .attempt(&ask, &proposals, &operators, previous, baseline, proposer)

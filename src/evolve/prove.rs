@@ -23,6 +23,18 @@ use crate::version_record::{self, GeneratedResult};
 /// a die's two baseline rolls in one run in six, four rolls in one in 216, six in one in 7,776.
 const CONFIRMING_PAIRS: usize = 2;
 
+#[async_trait::async_trait(?Send)]
+impl validate::Restart for Round<'_> {
+    async fn restart(&self) -> Option<Session> {
+        let mut session = self.start().await.ok()?;
+        if session.list_tools().await.is_err() {
+            session.close().await;
+            return None;
+        }
+        Some(session)
+    }
+}
+
 impl Round<'_> {
     /// Starts the new version, checks its schema change and runs the oracle and the proposer's
     /// test cases.
@@ -127,7 +139,7 @@ impl Round<'_> {
         // with the previous version called the same way.
         let adjusted = self.without_removed(changes, previous, baseline).await?;
         let mut base = adjusted.unwrap_or_else(|| baseline.clone());
-        let mut tests = validate::run(session, &base, &change).await;
+        let mut tests = validate::run(session, &base, &change, Some(self)).await;
         // Two samples that agreed may have agreed by chance (a die that rolled the same twice):
         // an output that now differs is sampled again, up to CONFIRMING_PAIRS more pairs,
         // before the change is blamed for it.
@@ -147,7 +159,7 @@ impl Round<'_> {
                 let old = std::mem::replace(session, fresh);
                 old.close().await;
                 session.list_tools().await?;
-                tests = validate::run(session, &base, &change).await;
+                tests = validate::run(session, &base, &change, Some(self)).await;
             }
         }
         let mut generated = super::generated::run_generated(session, cases).await;

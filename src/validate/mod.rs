@@ -28,6 +28,7 @@ pub mod normalize;
 mod params;
 mod plan;
 pub mod proof;
+mod restart;
 mod sessions;
 mod unknown;
 pub use unknown::{PROBE_TOOLS, UnknownShape};
@@ -180,21 +181,28 @@ impl VersionChange<'_> {
 }
 
 /// Calls the new version and judges every call against `baseline`, the previous version's.
+/// `start` starts the new version afresh, for a call the server died in (see `restart.rs`).
 pub async fn run(
-    session: &Session,
+    session: &mut Session,
     baseline: &Baseline,
     change: &VersionChange<'_>,
+    start: Option<&dyn Restart>,
 ) -> Vec<TestResult> {
     let mut out = Oracle {
         session,
+        start,
         baseline,
         change,
         results: Vec::new(),
         dead: false,
+        restarts: 0,
+        restarted_at: None,
+        last_call: None,
     };
     out.as_before().await;
     out.with_options().await;
     out.exercise().await;
+    out.after_restart();
     out.results
 }
 
@@ -250,33 +258,30 @@ fn result(
     }
 }
 
+/// Starts the version under test afresh.
+#[async_trait::async_trait(?Send)]
+pub trait Restart {
+    /// A new session of the version, tools listed; None when it does not start.
+    async fn restart(&self) -> Option<Session>;
+}
+
 struct Oracle<'a> {
-    session: &'a Session,
+    session: &'a mut Session,
+    start: Option<&'a dyn Restart>,
     baseline: &'a Baseline,
     change: &'a VersionChange<'a>,
     results: Vec<TestResult>,
-    /// The server crashed: nothing more can be called.
+    /// The server crashed and could not be started again: nothing more can be called.
     dead: bool,
+    /// Times the server was started again after a crash.
+    restarts: u32,
+    /// How many results there were when it was first started again.
+    restarted_at: Option<usize>,
+    /// The tool called last, which a crash in the next call may be the fallout of.
+    last_call: Option<String>,
 }
 
 impl Oracle<'_> {
-    async fn call(&mut self, tool: &str, arguments: &Map<String, Value>) -> Outcome {
-        if self.dead {
-            return Outcome {
-                status: CallStatus::Crashed,
-                text: "not called: the server crashed on an earlier call".into(),
-                parts: Vec::new(),
-                other: Vec::new(),
-            };
-        }
-        let outcome = self
-            .session
-            .call(tool, arguments.clone(), CALL_TIMEOUT)
-            .await;
-        self.dead |= outcome.status == CallStatus::Crashed;
-        outcome
-    }
-
     fn unknown(&self) -> Option<&UnknownShape> {
         self.baseline.unknown.as_ref()
     }

@@ -1,10 +1,12 @@
 //! Proposals written out by a test, for the given-edits backend: hunks of a fixture's
 //! `server.js` and the claims that go with them.
 
-use mcpevol::evolve::Backend;
+use mcpevol::evolve::{self, Backend, EvolveOptions, RoundStatus};
 use mcpevol::hunks::Hunk;
 use mcpevol::mutate::Proposal;
 use mcpevol::validate::Effect;
+use mcpevol::version_record::{RoundRecord, read_round};
+use mcpevol::workspace::Workspace;
 
 /// `search` made into `replace` in `server.js`.
 pub fn hunk(search: &str, replace: &str) -> Hunk {
@@ -34,4 +36,25 @@ pub fn proposal(
             effects,
         }),
     }
+}
+
+/// One round of `backend` on the workspace `work`: its status and reason, and its record when
+/// it committed.
+pub fn one_round(
+    rt: &tokio::runtime::Runtime,
+    work: &std::path::Path,
+    backend: &Backend,
+) -> (RoundStatus, String, Option<RoundRecord>) {
+    let options = EvolveOptions {
+        max_failed_rounds: 1,
+        ..EvolveOptions::new(1, 7)
+    };
+    let rounds = rt
+        .block_on(evolve::evolve(work, backend, &options, |_| {}))
+        .unwrap();
+    let reason = rounds[0].reason.clone().unwrap_or_default();
+    let ws = Workspace::open(work).unwrap();
+    let record = (rounds[0].status == RoundStatus::Committed)
+        .then(|| read_round(&ws, rounds[0].version).unwrap().unwrap());
+    (rounds[0].status, reason, record)
 }
