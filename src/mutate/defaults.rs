@@ -82,18 +82,30 @@ pub(super) fn promotable(tool: &Tool) -> Result<&ParamSite, &'static str> {
 pub(super) fn promote(e: &mut Edits, root: &Path, site: &ParamSite) -> Result<(), MutateError> {
     let (start, end) = site.value.bytes;
     let text = e.text(root, &site.value.file)?;
-    let chain = &text[start..end];
-    let mut found = chain.match_indices(".optional()");
-    let (Some((at, call)), None) = (found.next(), found.next()) else {
+    const OPTIONAL: &str = ".optional()";
+    let mut found = text[start..end].match_indices(OPTIONAL).map(|(at, _)| at);
+    let (Some(at), None) = (found.next(), found.next()) else {
         return Err(MutateError::NotOneOptional {
             param: site.name.clone(),
         });
     };
+    replace_in_chain(e, root, site, (at, at + OPTIONAL.len()), "")
+}
+
+/// Replaces `range` (bytes into the parameter's zod chain) with `new`.
+fn replace_in_chain(
+    e: &mut Edits,
+    root: &Path,
+    site: &ParamSite,
+    (a, b): (usize, usize),
+    new: &str,
+) -> Result<(), MutateError> {
+    let start = site.value.bytes.0;
     let span = Span {
-        bytes: (start + at, start + at + call.len()),
+        bytes: (start + a, start + b),
         ..site.value.clone()
     };
-    e.replace(root, &span, "")
+    e.replace(root, &span, new)
 }
 
 /// The default a maintainer would give a parameter of this type and shape, as a JS literal.
@@ -152,15 +164,11 @@ pub(super) fn redefault(
 ) -> Result<(), MutateError> {
     let (start, end) = site.value.bytes;
     let text = e.text(root, &site.value.file)?;
-    let (a, b) =
+    let range =
         default_argument(&text[start..end]).ok_or_else(|| MutateError::DefaultNotLiteral {
             param: site.name.clone(),
         })?;
-    let span = Span {
-        bytes: (start + a, start + b),
-        ..site.value.clone()
-    };
-    e.replace(root, &span, value)
+    replace_in_chain(e, root, site, range, value)
 }
 
 /// Whether a description mentions the value `old` as a word of its own.
