@@ -342,6 +342,7 @@ fn every_built_in_operator_and_prompt_file_passes_the_check() {
         "_select.md",
         "_feedback.md",
         "_tests.md",
+        "_release.md",
         "O05-flexible-expansion.md",
     ] {
         check_path(&dir.join(name)).unwrap_or_else(|p| panic!("{}", messages(&p).join("\n")));

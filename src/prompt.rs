@@ -1,9 +1,13 @@
 //! Prompt templates: Markdown with `{{name}}` placeholders from one fixed list, filled at run
-//! time. Operators carry their mutation prompt in their files; the three shared prompts
-//! (choosing an operator, feedback after a failed attempt, writing tests) are `operators/_*.md`.
+//! time. Operators carry their mutation prompt in their files; the four shared prompts
+//! (choosing an operator, feedback after a failed attempt, writing tests, planning a release)
+//! are `operators/_*.md`.
 //! HTML comments (`<!-- ... -->`) are notes for authors and never reach the model.
 
 use std::collections::BTreeMap;
+
+mod kind;
+pub use kind::PromptKind;
 
 use crate::contract::{AddedParams, Bounds, Contract};
 
@@ -13,7 +17,8 @@ use crate::contract::{AddedParams, Bounds, Contract};
 /// (summaries of earlier rounds); `operator_id`; `operator_name`; `contract` (in words, see
 /// [`contract_words`]); `error` (the feedback to fix); `schema` (a tool's input schema); `tool`
 /// (a tool name); `examples`, `function`, `instructions` (an operator file's own sections);
-/// `operators` (the menu of [`menu`]).
+/// `operators` (the menu of [`menu`]); `release_size` (the tools a release is drawn to touch, in
+/// words); `target_mix` (the target share of each pattern, in words).
 pub const PLACEHOLDERS: &[&str] = &[
     "server_name",
     "tool_list",
@@ -30,6 +35,8 @@ pub const PLACEHOLDERS: &[&str] = &[
     "function",
     "instructions",
     "operators",
+    "release_size",
+    "target_mix",
 ];
 
 /// The placeholders an operator's `## Prompt` fills from the file's own sections.
@@ -41,74 +48,6 @@ pub enum PromptError {
     Unknown { name: String, line: usize },
     #[error("line {line}: no value was given for placeholder {{{{{name}}}}}")]
     Missing { name: String, line: usize },
-}
-
-/// The kinds of template, each filled by its caller with a fixed set of values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PromptKind {
-    /// An operator's `## Prompt`: the request for SEARCH/REPLACE blocks.
-    Mutation,
-    /// `_select.md`: choose an operator and targets.
-    Select,
-    /// `_feedback.md`: what went wrong with the last answer.
-    Feedback,
-    /// `_tests.md`: test cases for the changed tools.
-    Tests,
-}
-
-impl PromptKind {
-    pub const SHARED: [PromptKind; 3] =
-        [PromptKind::Select, PromptKind::Feedback, PromptKind::Tests];
-
-    /// The values the caller always supplies for this kind; a template may use no others, so
-    /// a file that passes `operators check` cannot fail to render for want of a value.
-    pub fn supplied(self) -> &'static [&'static str] {
-        match self {
-            PromptKind::Mutation => &[
-                "server_name",
-                "tool_list",
-                "targets",
-                "snippets",
-                "previous_rounds",
-                "operator_id",
-                "operator_name",
-                "contract",
-                "examples",
-                "function",
-                "instructions",
-            ],
-            PromptKind::Select => &["server_name", "tool_list", "previous_rounds", "operators"],
-            // Feedback also answers an unusable operator choice, when there is no operator yet.
-            PromptKind::Feedback => &["error"],
-            PromptKind::Tests => &["server_name", "tool", "schema", "snippets"],
-        }
-    }
-
-    /// The placeholder without which the template is pointless.
-    pub fn needs(self) -> Option<&'static str> {
-        match self {
-            PromptKind::Mutation => None,
-            PromptKind::Select => Some("operators"),
-            PromptKind::Feedback => Some("error"),
-            PromptKind::Tests => Some("schema"),
-        }
-    }
-
-    /// The shared prompt file of this kind (`_select.md`); operators' prompts have none.
-    pub fn file_name(self) -> Option<&'static str> {
-        match self {
-            PromptKind::Mutation => None,
-            PromptKind::Select => Some("_select.md"),
-            PromptKind::Feedback => Some("_feedback.md"),
-            PromptKind::Tests => Some("_tests.md"),
-        }
-    }
-
-    pub fn from_file_name(name: &str) -> Option<PromptKind> {
-        PromptKind::SHARED
-            .into_iter()
-            .find(|k| k.file_name() == Some(name))
-    }
 }
 
 /// One `{{name}}` found in a template: byte range, name, 1-based line.
@@ -331,12 +270,13 @@ pub fn clean(original: &str, blanked: &str) -> String {
     text[start..].to_string()
 }
 
-/// The three shared prompts, comments removed.
+/// The four shared prompts, comments removed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Prompts {
     pub select: String,
     pub feedback: String,
     pub tests: String,
+    pub release: String,
 }
 
 impl Prompts {
@@ -346,6 +286,7 @@ impl Prompts {
             PromptKind::Select => Some(&self.select),
             PromptKind::Feedback => Some(&self.feedback),
             PromptKind::Tests => Some(&self.tests),
+            PromptKind::Release => Some(&self.release),
             PromptKind::Mutation => None,
         }
     }
@@ -355,13 +296,14 @@ impl Prompts {
             PromptKind::Select => self.select = text,
             PromptKind::Feedback => self.feedback = text,
             PromptKind::Tests => self.tests = text,
+            PromptKind::Release => self.release = text,
             PromptKind::Mutation => {}
         }
     }
 }
 
 /// The shared prompt files as written in `operators/`, with their paths, compiled in.
-pub const BUILTIN_FILES: [(PromptKind, &str, &str); 3] = [
+pub const BUILTIN_FILES: [(PromptKind, &str, &str); 4] = [
     (
         PromptKind::Select,
         "operators/_select.md",
@@ -377,6 +319,11 @@ pub const BUILTIN_FILES: [(PromptKind, &str, &str); 3] = [
         "operators/_tests.md",
         include_str!("../operators/_tests.md"),
     ),
+    (
+        PromptKind::Release,
+        "operators/_release.md",
+        include_str!("../operators/_release.md"),
+    ),
 ];
 
 /// The shared prompts shipped with mcpevol.
@@ -389,6 +336,7 @@ pub fn builtin_prompts() -> Prompts {
         select: text(0),
         feedback: text(1),
         tests: text(2),
+        release: text(3),
     }
 }
 

@@ -8,7 +8,8 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::{
-    EvolveError, GivenProposer, ModelProposer, Proposer, ReplaySource, RuleProposer, model_proposer,
+    EvolveError, GivenProposer, ModelProposer, ModelReleaseProposer, Proposer, ReleaseProposer,
+    ReplaySource, RuleProposer, model_proposer,
 };
 use crate::version_record::Author;
 use crate::workspace::{VersionTag, Workspace};
@@ -75,6 +76,45 @@ impl Backend {
             self,
             Backend::Rules | Backend::Llm { .. } | Backend::Custom(_)
         )
+    }
+
+    /// The proposer of version `version` when versions are releases drawn from `mix`: the
+    /// rules draw them, a model plans them (a replay plays its plans back).
+    pub(super) fn release_proposer(
+        &self,
+        ws: &Workspace,
+        version: VersionTag,
+        operator_dirs: &[PathBuf],
+        mix: &Arc<crate::release::Mix>,
+    ) -> Result<Box<dyn Proposer>, EvolveError> {
+        let prompts = || model_proposer::prompts_for(operator_dirs);
+        Ok(match self {
+            Backend::Rules => Box::new(ReleaseProposer::new(mix.clone())),
+            Backend::Llm {
+                chat,
+                model,
+                provider,
+            } => Box::new(ModelReleaseProposer::new(
+                chat.clone(),
+                model.clone(),
+                Author::Named(provider.clone()),
+                prompts()?,
+                mix.clone(),
+            )),
+            Backend::Replay { from } => {
+                let (original, exchanges) = from.round(ws, version)?;
+                Box::new(ModelReleaseProposer::new(
+                    Arc::new(crate::llm::Replay::new(exchanges)),
+                    original.model.clone().unwrap_or_default(),
+                    original.backend,
+                    prompts()?,
+                    mix.clone(),
+                ))
+            }
+            Backend::Given { .. } | Backend::Custom(_) => {
+                self.proposer(ws, version, operator_dirs)?
+            }
+        })
     }
 
     /// The proposer of version `version` of the workspace `ws`.

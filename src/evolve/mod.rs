@@ -13,6 +13,7 @@ mod clock;
 mod generated;
 mod given_proposer;
 mod model_proposer;
+mod model_release;
 mod outcome;
 mod proposer;
 mod prove;
@@ -27,6 +28,7 @@ pub use backend::{Backend, BackendKind, MakeProposer};
 pub use clock::Timings;
 pub use given_proposer::GivenProposer;
 pub use model_proposer::ModelProposer;
+pub use model_release::ModelReleaseProposer;
 pub use outcome::{RoundOutcome, RoundStatus};
 pub use proposer::{Ask, GiveUp, Proposed, Proposer, Provenance};
 pub use release_proposer::ReleaseProposer;
@@ -195,11 +197,16 @@ pub async fn evolve(
     while current.version < last {
         let version = current.version.next();
         let round = evolution.round(version, tries, std::mem::take(&mut current.baseline_ms));
-        let mut proposer: Box<dyn Proposer> = match (opts.shape, backend) {
-            (crate::release::Shape::Release, Backend::Rules) => {
-                Box::new(ReleaseProposer::new(opts.mix.clone()))
+        let mut proposer: Box<dyn Proposer> = match opts.shape {
+            crate::release::Shape::Release => backend.release_proposer(
+                &evolution.ws,
+                version,
+                &evolution.operator_dirs,
+                &opts.mix,
+            )?,
+            crate::release::Shape::Round => {
+                backend.proposer(&evolution.ws, version, &evolution.operator_dirs)?
             }
-            _ => backend.proposer(&evolution.ws, version, &evolution.operator_dirs)?,
         };
         let outcome = match round
             .run(proposer.as_mut(), &current.tools, &current.baseline)
@@ -236,15 +243,15 @@ pub async fn evolve(
     Ok(outcomes)
 }
 
-/// Releases are drawn by the rules (a proposer of your own makes its own); the rules draw each
-/// release's operators, so none can be forced.
+/// Releases are drawn by the rules or planned by a model (a proposer of your own makes its
+/// own); their operators follow the target mix, so none can be forced.
 fn check_shape(backend: &Backend, opts: &EvolveOptions) -> Result<(), EvolveError> {
     if opts.shape != crate::release::Shape::Release {
         return Ok(());
     }
-    if !matches!(backend, Backend::Rules | Backend::Custom(_)) {
+    if matches!(backend, Backend::Given { .. }) {
         return Err(EvolveError::Shape(
-            "is built for the rules backend; release plans by a model are not built yet",
+            "draws its releases from a backend; a given proposal is one change",
         ));
     }
     if !opts.operators.is_empty() {

@@ -160,7 +160,7 @@ impl ModelProposer {
 }
 
 /// What is wrong with a model's choice of operator and targets, or None.
-fn unusable_choice(s: &Selection, menu: &[&Operator], names: &[&str]) -> Option<String> {
+pub(super) fn unusable_choice(s: &Selection, menu: &[&Operator], names: &[&str]) -> Option<String> {
     let unknown: Vec<&String> = s
         .targets
         .iter()
@@ -187,7 +187,7 @@ fn unusable_choice(s: &Selection, menu: &[&Operator], names: &[&str]) -> Option<
 
 /// The endpoint itself failed: recorded as a rejection, and the round gives up (another try
 /// would fail the same way).
-fn endpoint_failed(error: AttemptError, rejected: &mut Vec<Rejection>) -> GiveUp {
+pub(super) fn endpoint_failed(error: AttemptError, rejected: &mut Vec<Rejection>) -> GiveUp {
     rejected.push(error.rejection(None, Vec::new(), Vec::new()));
     GiveUp {
         reason: Some(error.to_string()),
@@ -298,7 +298,7 @@ impl Proposer for ModelProposer {
     }
 }
 
-fn or_none(text: &str) -> String {
+pub(super) fn or_none(text: &str) -> String {
     if text.is_empty() {
         "none".to_string()
     } else {
@@ -309,7 +309,7 @@ fn or_none(text: &str) -> String {
 /// The tools with their descriptions and parameters; where some answered at the previous
 /// version's checks and others did not, the others are marked "fails offline" (a change to
 /// them cannot be seen working).
-fn tool_list(live: &LiveTools, answering: &[String]) -> String {
+pub(super) fn tool_list(live: &LiveTools, answering: &[String]) -> String {
     let lines: Vec<String> = live
         .tools
         .iter()
@@ -332,7 +332,7 @@ fn tool_list(live: &LiveTools, answering: &[String]) -> String {
 }
 
 /// Summaries of the earlier versions, for the model's context.
-fn previous_rounds(ask: &Ask<'_>) -> Result<String, EvolveError> {
+pub(super) fn previous_rounds(ask: &Ask<'_>) -> Result<String, EvolveError> {
     let mut lines = Vec::new();
     for v in ask.ws.versions()? {
         if let Some(r) = version_record::read_round(ask.ws, v.tag.to_string())? {

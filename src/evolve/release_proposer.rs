@@ -82,6 +82,11 @@ impl ReleaseProposer {
         }
     }
 
+    /// The changes of the release still in it.
+    pub(super) fn changes(&self) -> &[Proposal] {
+        &self.changes
+    }
+
     fn record(&self, planned: &[Class], drafted: usize) -> ReleaseRecord {
         ReleaseRecord {
             mix: self.mix.source.clone(),

@@ -172,6 +172,23 @@ pub fn parse_selection(reply: &str) -> Result<Selection, ReplyError> {
     serde_json::from_value(value).map_err(|e| ReplyError::BadJson(format!("{e}; expected {{\"operator\": \"O5\", \"targets\": [\"tool\"], \"rationale\": \"...\"}}")))
 }
 
+/// A model's plan of a release: its changes, in the order they are to be made.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ReleasePlan {
+    pub changes: Vec<Selection>,
+}
+
+pub fn parse_release_plan(reply: &str) -> Result<ReleasePlan, ReplyError> {
+    let value = json_in(reply, "object")?;
+    let plan: ReleasePlan = serde_json::from_value(value).map_err(|e| ReplyError::BadJson(format!("{e}; expected {{\"changes\": [{{\"operator\": \"O5\", \"targets\": [\"tool\"], \"rationale\": \"...\"}}]}}")))?;
+    if plan.changes.is_empty() {
+        return Err(ReplyError::BadJson(
+            "the release has no changes; list at least one".into(),
+        ));
+    }
+    Ok(plan)
+}
+
 /// The test cases of a reply: a JSON array of them, or the `tests` of an object that also
 /// states `claims`.
 pub fn parse_tests(reply: &str) -> Result<Vec<GeneratedTest>, ReplyError> {

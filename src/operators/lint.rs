@@ -300,7 +300,7 @@ pub(super) fn gather(files: &[PathBuf]) -> (Vec<Loaded>, Vec<CheckProblem>) {
                 None => problems.push(CheckProblem {
                     file,
                     line: 1,
-                    message: "files starting with `_` are shared prompts, and this is none of `_select.md`, `_feedback.md`, `_tests.md`".into(),
+                    message: "files starting with `_` are shared prompts, and this is none of `_select.md`, `_feedback.md`, `_tests.md`, `_release.md`".into(),
                 }),
             }
             continue;

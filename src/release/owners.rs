@@ -2,14 +2,17 @@
 //! several, each answers for the schema changes of its own tools, and where two changes share a
 //! tool (a description and a parameter on one tool of a release), a schema change belongs to
 //! the first whose contract requires its kind, else the first whose contract allows it, so that
-//! each is held to its own operator's contract and proven by its own checks.
+//! each is held to its own operator's contract and proven by its own checks. A schema change on
+//! a tool no change names (a new tool a model wrote, whose name its proposal could not know)
+//! belongs to the first change whose contract requires its kind.
 
 use crate::contract::Contract;
 use crate::mutate::Proposal;
 use crate::schema::SchemaChange;
 
 /// For each proposal, the indices of the schema changes it answers for. A schema change no
-/// proposal's tools account for is nobody's.
+/// proposal's tools account for goes to the first whose contract requires its kind, else it is
+/// nobody's.
 pub fn assign(proposals: &[(&Proposal, &Contract)], changes: &[SchemaChange]) -> Vec<Vec<usize>> {
     let mut out = vec![Vec::new(); proposals.len()];
     if proposals.len() == 1 {
@@ -20,16 +23,6 @@ pub fn assign(proposals: &[(&Proposal, &Contract)], changes: &[SchemaChange]) ->
         let on = |p: &Proposal| {
             p.touches(&c.tool) || c.renamed_to.as_deref().is_some_and(|n| p.touches(n))
         };
-        let owners: Vec<usize> = (0..proposals.len())
-            .filter(|k| on(proposals[*k].0))
-            .collect();
-        let allows = |k: &usize| {
-            proposals[*k]
-                .1
-                .allow
-                .as_ref()
-                .is_none_or(|kinds| kinds.contains(&c.kind))
-        };
         let requires = |k: &usize| {
             let contract = proposals[*k].1;
             contract
@@ -37,6 +30,19 @@ pub fn assign(proposals: &[(&Proposal, &Contract)], changes: &[SchemaChange]) ->
                 .iter()
                 .chain(contract.require_any.iter().flatten())
                 .any(|count| count.kind == c.kind)
+        };
+        let mut owners: Vec<usize> = (0..proposals.len())
+            .filter(|k| on(proposals[*k].0))
+            .collect();
+        if owners.is_empty() {
+            owners.extend((0..proposals.len()).find(requires));
+        }
+        let allows = |k: &usize| {
+            proposals[*k]
+                .1
+                .allow
+                .as_ref()
+                .is_none_or(|kinds| kinds.contains(&c.kind))
         };
         let allowed = owners
             .iter()
@@ -103,6 +109,27 @@ mod tests {
         let changes = [
             SchemaChange::plain(ParamConstraintChanged, "t", Some("x"), None),
             SchemaChange::plain(ParamDescriptionChanged, "t", Some("x"), None),
+        ];
+        let owned = assign(&[(&a, &ca), (&b, &cb)], &changes);
+        assert_eq!(owned, vec![vec![0], vec![1]]);
+    }
+
+    #[test]
+    fn a_new_tool_no_change_names_goes_to_the_change_that_requires_a_tool_added() {
+        let (a, b) = (proposal("O9", "t"), proposal("O1", "t"));
+        let ca = allowing(&[ToolDescriptionChanged]);
+        let cb = Contract {
+            require: vec![crate::contract::Count {
+                kind: ToolAdded,
+                min: 1,
+                max: Some(1),
+            }],
+            ..allowing(&[ToolAdded])
+        };
+        let changes = [
+            SchemaChange::plain(ToolDescriptionChanged, "t", None, None),
+            SchemaChange::plain(ToolAdded, "t_all", None, None),
+            SchemaChange::plain(ParamRemoved, "u", Some("y"), Some(false)),
         ];
         let owned = assign(&[(&a, &ca), (&b, &cb)], &changes);
         assert_eq!(owned, vec![vec![0], vec![1]]);

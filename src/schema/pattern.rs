@@ -43,6 +43,31 @@ impl Pattern {
         NAMES[usize::from(self.0) - 1]
     }
 
+    /// What the pattern is, in the words of Table 10 (for a model planning a release).
+    pub fn meaning(self) -> &'static str {
+        const MEANINGS: [&str; Pattern::LAST as usize] = [
+            "a tool's description updated",
+            "a new tool",
+            "a parameter's description updated",
+            "a new optional parameter",
+            "a tool replaced by a new one",
+            "a tool's description updated with a new optional parameter",
+            "a tool's description and a parameter's description updated",
+            "a parameter's constraint made stricter or looser",
+            "a parameter's constraint changed with its description",
+            "a new required parameter",
+            "an optional parameter removed",
+            "a new optional parameter with other parameters' descriptions updated",
+            "a parameter made required, or optional",
+            "a required parameter removed",
+            "an optional parameter removed with the remaining parameters' descriptions updated",
+            "a tool's description updated with a new optional parameter",
+            "a tool removed",
+            "a new tool with another tool's description updated",
+        ];
+        MEANINGS[usize::from(self.0) - 1]
+    }
+
     /// `P4`, `p04`; None for anything else or a number outside 1-18.
     pub fn parse(text: &str) -> Option<Pattern> {
         let digits = text.strip_prefix(['P', 'p'])?;
