@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::clock::Step;
 use super::proposer::{Ask, GiveUp, Proposed, Proposer, Provenance};
-use super::talk::{Talk, feedback};
+use super::talk::{Model, feedback};
 use super::{AttemptError, EvolveError};
 use crate::anchor;
 use crate::inventory::Tool;
@@ -38,29 +38,20 @@ enum Stage {
 
 /// Proposes with a model behind an OpenAI-compatible endpoint, or with a replay of one.
 pub struct ModelProposer {
-    talk: Talk,
-    model: String,
-    author: Author,
-    prompts: Prompts,
+    model: Model,
     stage: Stage,
     /// The reply and the reason of the last rejection, told back before the next reply.
     told: Option<String>,
     last_reply: Option<String>,
-    /// What the last test reply claimed the change does.
-    claims: Vec<crate::validate::Effect>,
 }
 
 impl ModelProposer {
     pub fn new(chat: Arc<dyn Chat>, model: String, author: Author, prompts: Prompts) -> Self {
         ModelProposer {
-            talk: Talk::new(chat),
-            model,
-            author,
-            prompts,
+            model: Model::new(chat, model, author, prompts),
             stage: Stage::Start,
             told: None,
             last_reply: None,
-            claims: Vec::new(),
         }
     }
 
@@ -131,13 +122,13 @@ impl ModelProposer {
             ("previous_rounds", or_none(history)),
             ("operators", listing.join("\n")),
         ]);
-        let first = prompt::render(&self.prompts.select, &values)
+        let first = prompt::render(&self.model.prompts.select, &values)
             .map_err(|e| GiveUp::because(e.to_string()))?;
         let mut messages = vec![ChatMessage::user(first)];
         let names = ask.previous.names();
         let mut last = String::new();
         for _ in 0..ask.max_attempts {
-            let text = match self.talk.ask(&messages).await {
+            let text = match self.model.talk.ask(&messages).await {
                 Ok(t) => t,
                 Err(e) => return Err(endpoint_failed(e, rejected)),
             };
@@ -151,7 +142,7 @@ impl ModelProposer {
             rejected.push(problem.rejection(None, Vec::new(), Vec::new()));
             last = problem.to_string();
             messages.push(ChatMessage::assistant(text));
-            messages.push(ChatMessage::user(feedback(&self.prompts, &last)));
+            messages.push(ChatMessage::user(feedback(&self.model.prompts, &last)));
         }
         Err(GiveUp::because(format!(
             "the model's choice of operator was still unusable: {last}"
@@ -198,7 +189,7 @@ pub(super) fn endpoint_failed(error: AttemptError, rejected: &mut Vec<Rejection>
 #[async_trait(?Send)]
 impl Proposer for ModelProposer {
     fn author(&self) -> Author {
-        self.author.clone()
+        self.model.author.clone()
     }
 
     async fn propose(
@@ -224,7 +215,7 @@ impl Proposer for ModelProposer {
             messages.push(ChatMessage::user(told));
         }
         let started = Instant::now();
-        let answer = self.talk.ask(messages).await;
+        let answer = self.model.talk.ask(messages).await;
         ask.clock.add(Step::Mutate, started);
         let reply_text = match answer {
             Ok(r) => r,
@@ -257,7 +248,7 @@ impl Proposer for ModelProposer {
     }
 
     fn rejected(&mut self, error: &AttemptError) {
-        self.told = Some(feedback(&self.prompts, &error.to_string()));
+        self.told = Some(feedback(&self.model.prompts, &error.to_string()));
     }
 
     async fn tests(
@@ -270,31 +261,15 @@ impl Proposer for ModelProposer {
             Stage::Rewriting { selection, .. } => selection.targets.clone(),
             Stage::Start => Vec::new(),
         };
-        let (cases, claims) = super::generated::write_tests(
-            &mut self.talk,
-            &self.prompts,
-            ask,
-            &targets,
-            changes,
-            tools,
-        )
-        .await?;
-        self.claims = claims;
-        Ok(cases)
+        self.model.tests(ask, &targets, changes, tools).await
     }
 
     fn claims(&mut self) -> Vec<crate::validate::Effect> {
-        std::mem::take(&mut self.claims)
+        self.model.claims()
     }
 
     fn provenance(&mut self) -> Provenance {
-        Provenance {
-            model: Some(self.model.clone()),
-            usage: Some(self.talk.usage()),
-            exchanges: self.talk.take_exchanges(),
-            inapplicable: BTreeMap::new(),
-            release: None,
-        }
+        self.model.provenance(None)
     }
 }
 

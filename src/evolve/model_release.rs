@@ -18,7 +18,7 @@ use super::model_proposer::{
     endpoint_failed, or_none, previous_rounds, tool_list, unusable_choice,
 };
 use super::proposer::{Ask, GiveUp, Proposed, Proposer, Provenance};
-use super::talk::{Talk, feedback};
+use super::talk::{Model, feedback};
 use super::{AttemptError, EvolveError, ReleaseProposer};
 use crate::anchor;
 use crate::inventory::Tool;
@@ -39,10 +39,7 @@ const REPLIES_PER_CHANGE: usize = 2;
 
 /// Proposes releases a model plans and writes.
 pub struct ModelReleaseProposer {
-    talk: Talk,
-    model: String,
-    author: Author,
-    prompts: Prompts,
+    model: Model,
     mix: Arc<Mix>,
     /// The release being judged, thinned as the rules' releases are.
     release: Option<ReleaseProposer>,
@@ -53,7 +50,6 @@ pub struct ModelReleaseProposer {
     left_out: Vec<String>,
     /// Rejections of the round already read for `left_out`.
     seen: usize,
-    claims: Vec<crate::validate::Effect>,
 }
 
 impl ModelReleaseProposer {
@@ -65,17 +61,13 @@ impl ModelReleaseProposer {
         mix: Arc<Mix>,
     ) -> Self {
         ModelReleaseProposer {
-            talk: Talk::new(chat),
-            model,
-            author,
-            prompts,
+            model: Model::new(chat, model, author, prompts),
             mix,
             release: None,
             planned: (Vec::new(), 0),
             plans: 0,
             left_out: Vec::new(),
             seen: 0,
-            claims: Vec::new(),
         }
     }
 }
@@ -83,7 +75,7 @@ impl ModelReleaseProposer {
 #[async_trait(?Send)]
 impl Proposer for ModelReleaseProposer {
     fn author(&self) -> Author {
-        self.author.clone()
+        self.model.author.clone()
     }
 
     async fn propose(
@@ -146,21 +138,11 @@ impl Proposer for ModelReleaseProposer {
                 }
             }
         }
-        let (cases, claims) = super::generated::write_tests(
-            &mut self.talk,
-            &self.prompts,
-            ask,
-            &targets,
-            changes,
-            tools,
-        )
-        .await?;
-        self.claims = claims;
-        Ok(cases)
+        self.model.tests(ask, &targets, changes, tools).await
     }
 
     fn claims(&mut self) -> Vec<crate::validate::Effect> {
-        std::mem::take(&mut self.claims)
+        self.model.claims()
     }
 
     fn provenance(&mut self) -> Provenance {
@@ -171,13 +153,7 @@ impl Proposer for ModelReleaseProposer {
             record.planned_composite = classes.iter().filter(|c| **c == Class::Composite).count();
             record.drafted = *drafted;
         }
-        Provenance {
-            model: Some(self.model.clone()),
-            usage: Some(self.talk.usage()),
-            exchanges: self.talk.take_exchanges(),
-            inapplicable: BTreeMap::new(),
-            release: record,
-        }
+        self.model.provenance(record)
     }
 }
 
@@ -211,7 +187,7 @@ impl ModelReleaseProposer {
             ("target_mix", mix_words(&self.mix)),
         ]);
         self.planned = (classes, 0);
-        let first = prompt::render(&self.prompts.release, &values)?;
+        let first = prompt::render(&self.model.prompts.release, &values)?;
         let selections = match self.ask_plan(ask, first, &menu, rejected).await {
             Ok(s) => s,
             Err(give_up) => return Ok(Err(give_up)),
@@ -263,7 +239,7 @@ impl ModelReleaseProposer {
         let names = ask.previous.names();
         let mut last = String::new();
         for _ in 0..ask.max_attempts.min(super::MAX_MODEL_ATTEMPTS) {
-            let text = match self.talk.ask(&messages).await {
+            let text = match self.model.talk.ask(&messages).await {
                 Ok(t) => t,
                 Err(e) => return Err(endpoint_failed(e, rejected)),
             };
@@ -279,7 +255,7 @@ impl ModelReleaseProposer {
             rejected.push(problem.rejection(None, Vec::new(), Vec::new()));
             last = problem.to_string();
             messages.push(ChatMessage::assistant(text));
-            messages.push(ChatMessage::user(feedback(&self.prompts, &last)));
+            messages.push(ChatMessage::user(feedback(&self.model.prompts, &last)));
         }
         Err(GiveUp::because(format!(
             "the model's release plan was still unusable: {last}"
@@ -321,7 +297,7 @@ impl ModelReleaseProposer {
         let mut problem = None;
         for _ in 0..REPLIES_PER_CHANGE {
             let started = Instant::now();
-            let answer = self.talk.ask(&messages).await;
+            let answer = self.model.talk.ask(&messages).await;
             ask.clock.add(Step::Mutate, started);
             let text = answer?;
             let error = match reply::parse_blocks(&text) {
@@ -342,7 +318,7 @@ impl ModelReleaseProposer {
             };
             messages.push(ChatMessage::assistant(text));
             messages.push(ChatMessage::user(feedback(
-                &self.prompts,
+                &self.model.prompts,
                 &error.to_string(),
             )));
             problem = Some(error);
