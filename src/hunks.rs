@@ -280,11 +280,17 @@ pub fn hunk_for(file: &str, text: &str, start: usize, end: usize, new: &str) -> 
             };
         }
         if b - a > LONG_LINE || text[a..b].contains('\n') || line_end - line_start <= LONG_LINE {
-            // Grow by a line on each side.
-            a = text[..a.saturating_sub(1)].rfind('\n').map_or(0, |i| i + 1);
-            b = text[(b + 1).min(text.len())..]
-                .find('\n')
-                .map_or(text.len(), |i| b + 1 + i);
+            // Grow by a line on each side: to the line's own ends first where the growth by
+            // characters left `a` or `b` inside a line (stepping one byte past them there
+            // landed inside a multi-byte character).
+            let before = if text[..a].ends_with('\n') { a - 1 } else { a };
+            a = text[..before].rfind('\n').map_or(0, |i| i + 1);
+            let after = if text[b..].starts_with('\n') {
+                b + 1
+            } else {
+                b
+            };
+            b = text[after..].find('\n').map_or(text.len(), |i| after + i);
         } else {
             a = text.floor_char_boundary(a.saturating_sub(32));
             b = text.ceil_char_boundary((b + 32).min(text.len()));
@@ -295,6 +301,19 @@ pub fn hunk_for(file: &str, text: &str, start: usize, end: usize, new: &str) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_hunk_on_a_long_line_of_wide_characters_repeated_grows_to_whole_lines() {
+        let half = "合".repeat(150);
+        let line = format!("{half}X{half}");
+        let text = format!("a\n{line}\n{line}\nb\n");
+        let start = text.find('X').unwrap();
+        let hunk = hunk_for("f.js", &text, start, start + 1, "Y");
+        assert_eq!(text.matches(&hunk.search).count(), 1);
+        assert!(hunk.search.starts_with("a\n") && !hunk.search.ends_with('\n'));
+        let edited = text.replacen(&hunk.search, &hunk.replace, 1);
+        assert_eq!(edited, format!("a\n{half}Y{half}\n{line}\nb\n"));
+    }
 
     fn package(files: &[(&str, &str)]) -> tempfile::TempDir {
         crate::confine::tests::committed_package(files)
