@@ -217,7 +217,7 @@ impl ReleaseProposer {
             ask.version.number(),
             self.drafted + ask.try_number * ask.max_attempts,
         ));
-        let mut counts = realised_so_far(ask)?;
+        let mut tally = plan::Tally::of(realised_so_far(ask)?);
         let served = self.inventory(ask)?.tools.len();
         let mut classes = plan::draw_classes(&self.mix, &mut rng, served);
         // Added, removed and replaced tools first: a tool added after another tool's new
@@ -232,10 +232,11 @@ impl ReleaseProposer {
         while let Some(&class) = slots.get(i) {
             i += 1;
             let fallback = i > classes.len();
+            tally.ahead = classes.len().saturating_sub(i);
             let mut skip: Vec<Recipe> = Vec::new();
             // A tool added beside another's new description is P18: only while the run is
             // behind on it.
-            let p18 = plan::deficit(&self.mix, &counts, Label::p(18)) > 0.0;
+            let p18 = plan::deficit(&self.mix, &tally, Label::p(18)) > 0.0;
             let allowed = |r: &Recipe| {
                 (p18 || !(adds && r.describes() || describes && r.adds()))
                     && !r.operators.iter().any(|o| self.dropped_twice(ask, o))
@@ -244,7 +245,7 @@ impl ReleaseProposer {
                 let Some(recipe) = plan::choose(
                     &self.mix,
                     class,
-                    &counts,
+                    &tally,
                     &mut rng,
                     &skip,
                     &allowed,
@@ -263,8 +264,8 @@ impl ReleaseProposer {
                 } else {
                     recipe.aims
                 };
-                for l in aims {
-                    *counts.entry(*l).or_default() += 1;
+                for l in aims.iter().chain(recipe.also) {
+                    tally.add(*l);
                 }
                 adds |= recipe.adds();
                 describes |= recipe.describes();
