@@ -61,8 +61,8 @@ pub struct EvolveArgs {
     #[arg(long)]
     pub require_proof: bool,
     /// What a version is: `round`, one operator on its tools (the paper's rounds), or
-    /// `release`, several changes on several tools drawn to match real npm releases (rules
-    /// backend).
+    /// `release`, several changes on several tools drawn to match real npm releases (the
+    /// rules draw them; a model plans them).
     #[arg(long, value_enum, default_value_t = mcpevol::release::Shape::Round)]
     pub shape: mcpevol::release::Shape,
     /// A TOML file of the target mix and release shape for --shape release (the form of

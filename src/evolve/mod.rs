@@ -12,6 +12,7 @@ mod backend;
 mod clock;
 mod generated;
 mod given_proposer;
+mod model;
 mod model_proposer;
 mod model_release;
 mod outcome;

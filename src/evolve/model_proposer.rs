@@ -10,8 +10,9 @@ use async_trait::async_trait;
 use serde_json::Value;
 
 use super::clock::Step;
+use super::model::Model;
 use super::proposer::{Ask, GiveUp, Proposed, Proposer, Provenance};
-use super::talk::{Model, feedback};
+use super::talk::feedback;
 use super::{AttemptError, EvolveError};
 use crate::anchor;
 use crate::inventory::Tool;

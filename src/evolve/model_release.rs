@@ -14,11 +14,12 @@ use async_trait::async_trait;
 use serde_json::Value;
 
 use super::clock::Step;
+use super::model::Model;
 use super::model_proposer::{
     endpoint_failed, or_none, previous_rounds, tool_list, unusable_choice,
 };
 use super::proposer::{Ask, GiveUp, Proposed, Proposer, Provenance};
-use super::talk::{Model, feedback};
+use super::talk::feedback;
 use super::{AttemptError, EvolveError, ReleaseProposer};
 use crate::anchor;
 use crate::inventory::Tool;
