@@ -46,6 +46,7 @@ fn constraint_mutation(work: &std::path::Path, kind: ConstraintKind) -> mcpevol:
         seed: 1,
         avoid: &[],
         answering: &[],
+        multiline: &[],
         constraint: kind,
     };
     rules::propose(Builtin::ConstraintMutation, &ctx).unwrap()

@@ -147,15 +147,17 @@ fn every_operator_is_applied_validated_and_committed_on_servers_of_all_four_styl
     let mut committed: BTreeMap<&str, BTreeSet<Style>> = BTreeMap::new();
     let mut failures = Vec::new();
     for (server, style) in servers {
-        let work = dir.path().join(server);
-        rt.block_on(init(&fixture(server), &work, &init_options()))
-            .unwrap();
-        let before = mcpevol::anchor::anchor(&work).unwrap();
-        assert!(
-            before.tools.iter().all(|t| t.style == style),
-            "{server} is all {style:?}"
-        );
+        // Each operator on the server as published: applied in turn, the description
+        // operators before the last left a small server's descriptions nothing to add.
         for op in ops {
+            let work = dir.path().join(server).join(op);
+            rt.block_on(init(&fixture(server), &work, &init_options()))
+                .unwrap();
+            let before = mcpevol::anchor::anchor(&work).unwrap();
+            assert!(
+                before.tools.iter().all(|t| t.style == style),
+                "{server} is all {style:?}"
+            );
             let rounds = rt
                 .block_on(evolve::evolve(
                     &work,

@@ -164,6 +164,7 @@ fn a_reply_that_breaks_the_operator_contract_is_rejected_with_the_schema_change_
         seed: 1,
         avoid: &[],
         answering: &[],
+        multiline: &[],
         constraint: mcpevol::mutate::ConstraintKind::DescribedBound,
     };
     let removal =

@@ -29,6 +29,7 @@ fn proposals(dir: &Path) -> String {
             seed: SEED,
             avoid: &[],
             answering: &[],
+            multiline: &[],
             constraint: ConstraintKind::DescribedBound,
         };
         writeln!(out, "## {op}").unwrap();
@@ -202,6 +203,7 @@ fn every_description_operator_keeps_or_rewrites_every_form_of_description() {
                     seed: SEED,
                     avoid: &others,
                     answering: &[],
+                    multiline: &[],
                     constraint: ConstraintKind::DescribedBound,
                 };
                 let p = rules::propose(op, &ctx)
@@ -266,6 +268,7 @@ fn a_constraint_mutation_never_bounds_a_parameter_that_has_an_upper_bound_alread
                 seed,
                 avoid: &[],
                 answering: &[],
+                multiline: &[],
                 constraint: ConstraintKind::DescribedBound,
             };
             let Ok(p) = rules::propose(Builtin::ConstraintMutation, &ctx) else {
@@ -303,6 +306,7 @@ fn a_constraint_mutation_told_not_to_describe_its_bound_leaves_every_description
                     seed,
                     avoid: &[],
                     answering: &[],
+                    multiline: &[],
                     constraint: if describe {
                         ConstraintKind::DescribedBound
                     } else {

@@ -24,6 +24,7 @@ fn proposals(root: &Path) -> Vec<(String, Result<mcpevol::mutate::Proposal, Stri
                 seed: SEED,
                 avoid: &[],
                 answering: &[],
+                multiline: &[],
                 constraint: ConstraintKind::DescribedBound,
             };
             (

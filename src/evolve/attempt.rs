@@ -120,7 +120,11 @@ pub(super) struct Made {
 }
 
 impl Round<'_> {
-    pub(super) fn ask<'s>(&'s self, previous: &'s LiveTools, answering: &'s [String]) -> Ask<'s> {
+    pub(super) fn ask<'s>(
+        &'s self,
+        previous: &'s LiveTools,
+        (answering, multiline): (&'s [String], &'s [String]),
+    ) -> Ask<'s> {
         Ask {
             root: self.root,
             ws: self.ws,
@@ -130,6 +134,7 @@ impl Round<'_> {
             max_attempts: self.opts.max_attempts,
             previous,
             answering,
+            multiline,
             operators: self.operators,
             forced: self.forced,
             operator_dirs: self.operator_dirs,
@@ -147,8 +152,8 @@ impl Round<'_> {
         baseline: &Baseline,
     ) -> Result<RoundEnd, EvolveError> {
         let head = self.ws.head()?;
-        let answering = baseline.answering();
-        let ask = self.ask(previous, &answering);
+        let (answering, multiline) = (baseline.answering(), baseline.multiline());
+        let ask = self.ask(previous, (&answering, &multiline));
         let mut rejected: Vec<Rejection> = Vec::new();
         let mut attempts = 0;
         let give_up = loop {

@@ -38,6 +38,8 @@ pub struct Ask<'a> {
     pub previous: &'a LiveTools,
     /// The previous version's tools whose call answered without error (`Baseline::answering`).
     pub answering: &'a [String],
+    /// Those of them whose answer has more than one line (`Baseline::multiline`).
+    pub multiline: &'a [String],
     /// Every operator it may use, built-in and the user's.
     pub operators: &'a [Operator],
     /// The operator this round must use (`--operator`), if one is forced.

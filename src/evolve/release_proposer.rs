@@ -346,6 +346,7 @@ impl ReleaseProposer {
                 seed: rng.next_u64(),
                 avoid: &avoid,
                 answering: ask.answering,
+                multiline: ask.multiline,
                 constraint: recipe.constraint(),
             };
             let started = Instant::now();

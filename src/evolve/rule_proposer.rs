@@ -85,6 +85,7 @@ impl Proposer for RuleProposer {
                 seed,
                 avoid: &avoid,
                 answering: ask.answering,
+                multiline: ask.multiline,
                 constraint: ConstraintKind::DescribedBound,
             };
             let started = Instant::now();

@@ -59,9 +59,20 @@ pub struct Context<'a> {
     /// Tools whose call answered without error at the previous version: a change to one of
     /// them can be seen working, so the rules target them first (empty: no preference).
     pub answering: &'a [String],
+    /// Those of them with a text part of more than one line: a new `max_lines` is added only
+    /// there (elsewhere its cut could not show), where anything is known of the answers.
+    pub multiline: &'a [String],
     /// What Constraint Mutation (O6) makes: a round leaves it to the rules
     /// ([`ConstraintKind::DescribedBound`]); a release recipe asks for the pattern it aims at.
     pub constraint: ConstraintKind,
+}
+
+/// Whether a parameter the rules add may be left out of a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Presence {
+    #[default]
+    Optional,
+    Required,
 }
 
 /// The kinds of change Constraint Mutation makes.
@@ -78,6 +89,8 @@ pub enum ConstraintKind {
     Promotion,
     /// An optional parameter's default changed to another valid value (`other`).
     Redefault,
+    /// A new required parameter the handler uses, which a zod shape then demands (P10).
+    NewRequired,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -97,6 +110,10 @@ pub enum MutateError {
     DefaultNotLiteral { param: String },
     #[error("`{param}` is not made optional by exactly one `.optional()` in its zod chain")]
     NotOneOptional { param: String },
+    #[error(
+        "`{tool}` answered one line at the previous version, so no new parameter the rules have could be seen at work"
+    )]
+    NothingToShow { tool: String },
     #[error("operator {0} is not known to the rules backend")]
     UnknownOperator(OperatorId),
     #[error("cannot read {file}: {source}")]

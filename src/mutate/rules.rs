@@ -13,7 +13,8 @@ use super::prose::{self, Note};
 use super::python::{self, is_python};
 use super::splice::{Edits, append_entry, indent_at, item_range, js_string, statement_range};
 use super::{
-    ConstraintKind, Context, MutateError, Proposal, Rng, defaults, retext, unroute, words, wrap,
+    ConstraintKind, Context, MutateError, Presence, Proposal, Rng, defaults, retext, unroute,
+    words, wrap,
 };
 use crate::inventory::{DescriptionForm, DescriptionSite, ParamSite, RouteKind, Span, Tool};
 use crate::operators::Builtin::{self, *};
@@ -110,6 +111,26 @@ pub fn applies_as(
         }
         ConstraintMutation if kind == ConstraintKind::Redefault => {
             defaults::redefaultable(tool).map(|_| ())
+        }
+        // A new required parameter is Flexible Expansion's, into a zod shape only: the one
+        // schema form that then refuses calls without it by itself (a JSON schema's `required`
+        // list is a promise the handler may not keep, and a Python signature cannot take a
+        // parameter without a default after ones with defaults).
+        ConstraintMutation if kind == ConstraintKind::NewRequired => {
+            applies(FlexibleExpansion, tool, all)?;
+            match schema {
+                Some(s)
+                    if s.zod.is_some()
+                        && !s.json
+                        && s.python.is_none()
+                        && !is_python(&s.object.file) =>
+                {
+                    Ok(())
+                }
+                _ => Err(
+                    "a required parameter is added only to a zod shape, which refuses calls without it",
+                ),
+            }
         }
         ConstraintMutation => constrainable(tool).map(|_| ()),
         ParameterPruning => prunable(tool).map(|_| ()),
@@ -392,6 +413,7 @@ pub fn propose(op: Builtin, ctx: &Context) -> Result<Proposal, MutateError> {
         targets: vec![tool.name.clone()],
         effects: Vec::new(),
         constraint: ctx.constraint,
+        cuts_lines: !ctx.answering.contains(&tool.name) || ctx.multiline.contains(&tool.name),
     };
     let summary = r.apply(op, tool, tools)?;
     let Draft {
@@ -422,6 +444,8 @@ struct Draft<'a> {
     effects: Vec<Effect>,
     /// See [`Context::constraint`].
     constraint: ConstraintKind,
+    /// Whether a cut by lines could show on the tool's answers (see [`Context::multiline`]).
+    cuts_lines: bool,
 }
 
 impl Draft<'_> {
@@ -458,7 +482,7 @@ impl Draft<'_> {
             }
             FlexibleExpansion => {
                 let count = 1 + self.rng.below(2);
-                let added = self.add_params(tool, count)?;
+                let added = self.add_params(tool, count, Presence::Optional)?;
                 format!("Flexible Expansion: `{name}` takes new optional parameter(s) {added}")
             }
             ConstraintMutation if self.constraint == ConstraintKind::Demotion => {
@@ -475,6 +499,12 @@ impl Draft<'_> {
                 format!(
                     "Constraint Mutation: `{name}`.`{}` is required now",
                     site.name
+                )
+            }
+            ConstraintMutation if self.constraint == ConstraintKind::NewRequired => {
+                let added = self.add_params(tool, 1, Presence::Required)?;
+                format!(
+                    "Constraint Mutation: `{name}` requires a new parameter {added}; calls without it are refused"
                 )
             }
             ConstraintMutation if self.constraint == ConstraintKind::Redefault => {
@@ -504,8 +534,13 @@ impl Draft<'_> {
                 format!("Parameter Pruning: removed optional parameter `{param}` from `{name}`")
             }
             InterfaceRefactoring => {
-                let (change, note) = if applies(FlexibleExpansion, tool, all).is_ok() {
-                    let added = self.add_params(tool, 1)?;
+                let adds = applies(FlexibleExpansion, tool, all).is_ok()
+                    && !self.showable_params(tool).is_empty();
+                if !adds && applies(ParameterPruning, tool, all).is_err() {
+                    return Err(MutateError::NothingToShow { tool: name.clone() });
+                }
+                let (change, note) = if adds {
+                    let added = self.add_params(tool, 1, Presence::Optional)?;
                     let param = self
                         .effects
                         .iter()
@@ -941,18 +976,34 @@ impl Draft<'_> {
 
     /// Adds up to `count` optional parameters with a real effect: declared in the schema and
     /// acted on by code wrapped around the handler. Returns them, as the summary names them.
-    fn add_params(&mut self, tool: &Tool, count: usize) -> Result<String, MutateError> {
+    fn add_params(
+        &mut self,
+        tool: &Tool,
+        count: usize,
+        presence: Presence,
+    ) -> Result<String, MutateError> {
         let chosen = self.new_params(tool, count);
+        if chosen.is_empty() {
+            return Err(MutateError::NothingToShow {
+                tool: tool.name.clone(),
+            });
+        }
         let schema = tool.sites.schema.as_ref().expect("applies() checked");
         let python_schema = is_python(&schema.object.file);
         let mut entries = Vec::new();
         for p in &chosen {
-            let words = self.writer().new_param_description(p);
+            let words = self.writer().new_param_description(p, presence);
             let description = js_string(&words);
+            // `fits` lets a required parameter into a zod shape only, which refuses calls
+            // without it before the handler runs.
+            let optional = match presence {
+                Presence::Optional => ".optional()",
+                Presence::Required => "",
+            };
             entries.push(match &schema.zod {
                 _ if python_schema => python::new_param(schema, p, &words),
                 Some(z) if !schema.json => format!(
-                    "{}: {z}.number().int().min(1).optional().describe({description})",
+                    "{}: {z}.number().int().min(1){optional}.describe({description})",
                     p.name,
                 ),
                 _ => format!(
@@ -983,7 +1034,7 @@ impl Draft<'_> {
 
     /// Up to `count` of the parameters the tool lacks, starting at one the seed picks.
     fn new_params(&mut self, tool: &Tool, count: usize) -> Vec<&'static NewParam> {
-        let fresh = fresh_params(tool);
+        let fresh = self.showable_params(tool);
         let start = self.rng.below(fresh.len().max(1));
         fresh
             .iter()
@@ -991,6 +1042,18 @@ impl Draft<'_> {
             .skip(start)
             .take(count.min(fresh.len()))
             .copied()
+            .collect()
+    }
+
+    /// The parameters the tool lacks, but for a cut by lines where its previous answers were
+    /// one line each: that cut could not be seen at work.
+    fn showable_params(&self, tool: &Tool) -> Vec<&'static NewParam> {
+        fresh_params(tool)
+            .into_iter()
+            .filter(|p| {
+                self.cuts_lines
+                    || !matches!((p.effect)(&tool.name, p.name), Effect::TruncateLines { .. })
+            })
             .collect()
     }
 

@@ -30,7 +30,7 @@ pub struct Recipe {
     /// Operator ids; the second, if any, is applied to the first one's tool.
     pub operators: &'static [&'static str],
     /// What Constraint Mutation is to make, where the aims alone do not say (P13: a demotion
-    /// or a promotion).
+    /// or a promotion; P10: a new required parameter).
     kind: Option<ConstraintKind>,
     /// Events its edits make beside the ones it aims at, counted when it is drafted but never
     /// a reason to choose it: Tool Integration describes the tool it copies (P1). Uncounted,
@@ -80,6 +80,12 @@ pub const RECIPES: &[Recipe] = &[
     r(Class::Single, &[p(1)], &["O9"]),
     r(Class::Single, &[p(3)], &["O10"]),
     r(Class::Single, &[p(4)], &["O5"]),
+    rk(
+        Class::Single,
+        &[p(10)],
+        &["O6"],
+        ConstraintKind::NewRequired,
+    ),
     r(Class::Single, &[p(8)], &["O6"]),
     rk(Class::Single, &[p(13)], &["O6"], ConstraintKind::Demotion),
     rk(Class::Single, &[p(13)], &["O6"], ConstraintKind::Promotion),

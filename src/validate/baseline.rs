@@ -296,6 +296,16 @@ impl Baseline {
             .collect()
     }
 
+    /// The answering tools (see [`Baseline::answering`]) with a text part of more than one
+    /// line: only there can a cut by lines show.
+    pub fn multiline(&self) -> Vec<String> {
+        (self.calls.iter())
+            .filter(|(_, s)| s.status == CallStatus::Ok && !s.like_unknown)
+            .filter(|(_, s)| s.parts.iter().any(|p| p.trim_end().contains('\n')))
+            .map(|(name, _)| name.clone())
+            .collect()
+    }
+
     /// How this baseline's tools were called and answered, as the next observation starts
     /// from them.
     pub fn hints(&self) -> CallHints {

@@ -26,6 +26,14 @@ impl Oracle<'_> {
                         self.param_set(&c.tool, param).await;
                     }
                 }
+                // A new required parameter: the previous call, which lacks it, is refused
+                // now; with it set, the tool answers and shows any claimed effect.
+                ChangeKind::ParamAdded => {
+                    if let Some(param) = &c.param {
+                        self.required(&c.tool, param).await;
+                        self.param_set(&c.tool, param).await;
+                    }
+                }
                 ChangeKind::ParamConstraintChanged => {
                     if let Some(param) = &c.param {
                         self.bound(&c.tool, param).await;
@@ -284,10 +292,27 @@ impl Oracle<'_> {
             .tool(tool)
             .map(|t| t["inputSchema"]["properties"][param].clone())
             .unwrap_or_default();
+        // A required parameter is sent in the reference calls too, at a value that cuts
+        // nothing the claim could see (its maximum, else far beyond any answer the oracle
+        // reads): without it the reference would be refused.
+        let mut plain = seen.arguments.clone();
+        if self.change.tool(tool).is_some_and(|t| {
+            t["inputSchema"]["required"]
+                .as_array()
+                .is_some_and(|r| r.iter().any(|n| n == param))
+        }) {
+            let most = schema["maximum"].as_u64().unwrap_or(1_000_000_000);
+            plain.insert(param.to_string(), most.into());
+        }
         let mut arguments = seen.arguments.clone();
+        // Where no part of the previous answer is long enough to cut, a cut answer equals the
+        // uncut one: that shows nothing.
+        let mut cuttable = true;
         let (value, check): (Value, Check) = match &claim {
             Some(Effect::TruncateChars { .. }) => {
-                let n = effect::revealing_limit(&seen.parts, |p| p.chars().count()).unwrap_or(1);
+                let limit = effect::revealing_limit(&seen.parts, |p| p.chars().count());
+                cuttable = limit.is_some();
+                let n = limit.unwrap_or(1);
                 (
                     n.into(),
                     Check::Claim {
@@ -296,8 +321,9 @@ impl Oracle<'_> {
                 )
             }
             Some(Effect::TruncateLines { .. }) => {
-                let n =
-                    effect::revealing_limit(&seen.parts, |p| p.split('\n').count()).unwrap_or(1);
+                let limit = effect::revealing_limit(&seen.parts, |p| p.split('\n').count());
+                cuttable = limit.is_some();
+                let n = limit.unwrap_or(1);
                 (
                     n.into(),
                     Check::Claim {
@@ -314,11 +340,11 @@ impl Oracle<'_> {
         };
         arguments.insert(param.to_string(), value.clone());
         let n = value.as_u64().unwrap_or(1) as usize;
-        let (outcome, judged) = match &claim {
+        let (outcome, mut judged) = match &claim {
             Some(Effect::TruncateChars { .. }) => {
                 self.claimed(
                     tool,
-                    &seen.arguments,
+                    &plain,
                     tool,
                     &arguments,
                     |t| effect::first_chars(t, n),
@@ -329,7 +355,7 @@ impl Oracle<'_> {
             Some(Effect::TruncateLines { .. }) => {
                 self.claimed(
                     tool,
-                    &seen.arguments,
+                    &plain,
                     tool,
                     &arguments,
                     |t| effect::first_lines(t, n),
@@ -346,7 +372,7 @@ impl Oracle<'_> {
                     // The calls made since the baseline's may have changed what the tool
                     // sees (an item another call deleted): the same call without the new
                     // parameter, made now, tells a broken parameter from a changed state.
-                    let plain = self.call(tool, &seen.arguments).await;
+                    let plain = self.call(tool, &plain).await;
                     if plain.status == outcome.status {
                         judged = Judged::unverifiable(format!(
                             "without `{param}` it now answers {:?} too (the earlier calls changed what it sees): {}",
@@ -358,6 +384,11 @@ impl Oracle<'_> {
                 (outcome, judged)
             }
         };
+        if !cuttable && judged.verdict == Verdict::Passed {
+            judged = Judged::unverifiable(format!(
+                "no part of its previous answer is long enough for `{param}` to cut, so the cut cannot show"
+            ));
+        }
         self.results.push(result(
             tool,
             TestKind::Changed,

@@ -73,8 +73,18 @@ pub fn exercises(test: &TestResult, change: &SchemaChange) -> bool {
         ChangeKind::ToolDescriptionChanged | ChangeKind::ParamDescriptionChanged => {
             on_tool && matches!(test.check, Check::AsBefore | Check::WithOptions { .. })
         }
+        // A new required parameter: the call without it refused, or the tool called with it
+        // (its claim shown, or simply answering where nothing was claimed).
         ChangeKind::ParamAdded if change.required == Some(true) => {
-            on_tool && test.check == Check::New
+            on_tool
+                && match &test.check {
+                    Check::New => true,
+                    Check::Required { param: p } | Check::ParamSet { param: p } => {
+                        Some(p.as_str()) == param
+                    }
+                    Check::Claim { effect } => effect.param() == param,
+                    _ => false,
+                }
         }
         ChangeKind::ParamAdded => {
             on_tool

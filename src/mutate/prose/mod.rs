@@ -20,8 +20,8 @@ use phrases::{
     range_sentences,
 };
 
-use super::Rng;
 use super::behaviours::{Bound, NewParam};
+use super::{Presence, Rng};
 
 /// What a rule says about a tool besides its facts.
 #[derive(Clone, Copy)]
@@ -113,9 +113,18 @@ impl<'r> Writer<'r> {
         self.pick(&options)
     }
 
-    /// The description of a parameter the rules add.
-    pub fn new_param_description(&mut self, p: &NewParam) -> String {
-        let options: Vec<String> = p.descriptions.iter().map(|s| s.to_string()).collect();
+    /// The description of a parameter the rules add. A required one keeps the first sentence
+    /// only: the rest of each wording says what leaving it out does, which a required
+    /// parameter cannot be.
+    pub fn new_param_description(&mut self, p: &NewParam, presence: Presence) -> String {
+        let options: Vec<String> = p
+            .descriptions
+            .iter()
+            .map(|s| match presence {
+                Presence::Optional => s.to_string(),
+                Presence::Required => first_sentence(s).to_string(),
+            })
+            .collect();
         self.pick(&options)
     }
 
@@ -367,6 +376,14 @@ impl<'r> Writer<'r> {
 
 /// The parameters a sentence can say something new about, with their phrases: those the
 /// description does not name, and those it names without the values their schema gives.
+/// `text` up to the end of its first sentence (all of it when it has one).
+fn first_sentence(text: &str) -> &str {
+    match text.find(". ") {
+        Some(end) => &text[..=end],
+        None => text,
+    }
+}
+
 fn news_of_params(facts: &ToolFacts) -> Vec<(&ParamFacts, String)> {
     let said = &facts.description;
     facts

@@ -166,3 +166,27 @@ fn a_partial_parameter_list_is_not_worded_as_the_whole() {
         }
     }
 }
+
+#[test]
+fn a_required_new_parameter_is_never_described_as_one_that_may_be_left_out() {
+    for p in crate::mutate::behaviours::NEW_PARAMS {
+        for seed in 0..12 {
+            let optional =
+                Writer::new(&mut Rng::new(seed)).new_param_description(p, Presence::Optional);
+            let required =
+                Writer::new(&mut Rng::new(seed)).new_param_description(p, Presence::Required);
+            assert!(
+                optional.contains("Leave it out") || optional.contains("Without it"),
+                "{optional}"
+            );
+            assert!(
+                !required.contains("Leave it out") && !required.contains("Without it"),
+                "{required}"
+            );
+            assert!(
+                required.ends_with('.') && optional.starts_with(&required),
+                "{required}"
+            );
+        }
+    }
+}
