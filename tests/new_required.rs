@@ -12,6 +12,7 @@ use mcpevol::operators::Builtin;
 use mcpevol::release::{Label, classify};
 use mcpevol::schema::ChangeKind;
 use mcpevol::validate::{Check, Effect, Verdict};
+use mcpevol::version_record::RoundRecord;
 
 use common::given::{self, hunk, one_round};
 
@@ -106,11 +107,29 @@ fn the_rules_new_required_parameter_commits_proven_by_the_old_call_refused_and_i
     assert!(round.proof.is_proven(), "{:?}", round.proof);
 }
 
-#[test]
-fn a_new_required_parameter_the_server_does_not_enforce_is_rejected() {
+/// One round of `backend` on a fresh copy of `fixtures/oracle/<fixture>`.
+fn round_on(fixture: &str, backend: &Backend) -> (RoundStatus, String, Option<RoundRecord>) {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let work = common::oracle_fixture(&rt, "content", &dir.path().join("w"));
+    let work = common::oracle_fixture(&rt, fixture, &dir.path().join("w"));
+    one_round(&rt, &work, backend)
+}
+
+/// `convert` of `fixtures/oracle/demote` given a new parameter, `entry` in its shape, that
+/// its handler never reads, claiming `effect` of it.
+fn ignored_by_convert(operator: &str, entry: &str, effect: Effect) -> Backend {
+    let unit = r#"unit: z.enum(["ft", "m", "in"]).describe("The unit to convert to"),"#;
+    given::proposal(
+        operator,
+        &["convert"],
+        &[],
+        vec![hunk(unit, &format!("{unit}\n    {entry}"))],
+        vec![effect],
+    )
+}
+
+#[test]
+fn a_new_required_parameter_the_server_does_not_enforce_is_rejected() {
     let backend = given::proposal(
         "O6",
         &["greet"],
@@ -124,7 +143,7 @@ fn a_new_required_parameter_the_server_does_not_enforce_is_rejected() {
         ],
         Vec::new(),
     );
-    let (status, reason, _) = one_round(&rt, &work, &backend);
+    let (status, reason, _) = round_on("content", &backend);
     assert_eq!(status, RoundStatus::Failed, "{reason}");
     assert!(
         reason.contains("without `times`, required now, it still answers"),
@@ -134,50 +153,32 @@ fn a_new_required_parameter_the_server_does_not_enforce_is_rejected() {
 
 #[test]
 fn a_new_required_parameter_whose_handler_ignores_its_claimed_cut_is_rejected() {
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let work = common::oracle_fixture(&rt, "demote", &dir.path().join("w"));
-    let backend = given::proposal(
+    let backend = ignored_by_convert(
         "O6",
-        &["convert"],
-        &[],
-        vec![hunk(
-            r#"unit: z.enum(["ft", "m", "in"]).describe("The unit to convert to"),"#,
-            r#"unit: z.enum(["ft", "m", "in"]).describe("The unit to convert to"),
-    max_chars: z.number().int().min(1).describe("Cut the answer to at most this many characters."),"#,
-        )],
-        vec![Effect::TruncateChars {
+        r#"max_chars: z.number().int().min(1).describe("Cut the answer to at most this many characters."),"#,
+        Effect::TruncateChars {
             tool: "convert".into(),
             param: "max_chars".into(),
-        }],
+        },
     );
-    let (status, reason, _) = one_round(&rt, &work, &backend);
+    let (status, reason, _) = round_on("demote", &backend);
     assert_eq!(status, RoundStatus::Failed, "{reason}");
     assert!(reason.contains("not cut as claimed"), "{reason}");
 }
 
 #[test]
 fn a_claimed_cut_of_an_answer_too_short_to_cut_proves_nothing() {
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let work = common::oracle_fixture(&rt, "demote", &dir.path().join("w"));
     // `convert` answers one line; its new `max_lines` is never read by the handler, so a cut
     // answer and an uncut one are the same text.
-    let backend = given::proposal(
+    let backend = ignored_by_convert(
         "O5",
-        &["convert"],
-        &[],
-        vec![hunk(
-            r#"unit: z.enum(["ft", "m", "in"]).describe("The unit to convert to"),"#,
-            r#"unit: z.enum(["ft", "m", "in"]).describe("The unit to convert to"),
-    max_lines: z.number().int().min(1).optional().describe("Keep at most this many lines of the answer."),"#,
-        )],
-        vec![Effect::TruncateLines {
+        r#"max_lines: z.number().int().min(1).optional().describe("Keep at most this many lines of the answer."),"#,
+        Effect::TruncateLines {
             tool: "convert".into(),
             param: "max_lines".into(),
-        }],
+        },
     );
-    let (_, reason, round) = one_round(&rt, &work, &backend);
+    let (_, reason, round) = round_on("demote", &backend);
     let round = round.expect(&reason);
     let claim = round
         .tests
