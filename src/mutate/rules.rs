@@ -994,8 +994,8 @@ impl Draft<'_> {
         for p in &chosen {
             let words = self.writer().new_param_description(p, presence);
             let description = js_string(&words);
-            // `fits` lets a required parameter into a zod shape only, which refuses calls
-            // without it before the handler runs.
+            // `applies_as` lets a required parameter into a zod shape only, which refuses
+            // calls without it before the handler runs.
             let optional = match presence {
                 Presence::Optional => ".optional()",
                 Presence::Required => "",
