@@ -68,9 +68,8 @@ pub struct Context<'a> {
 }
 
 /// Whether a parameter the rules add may be left out of a call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Presence {
-    #[default]
     Optional,
     Required,
 }

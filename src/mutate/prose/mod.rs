@@ -374,9 +374,7 @@ impl<'r> Writer<'r> {
     }
 }
 
-/// The parameters a sentence can say something new about, with their phrases: those the
-/// description does not name, and those it names without the values their schema gives.
-/// `text` up to the end of its first sentence (all of it when it has one).
+/// `text` up to the end of its first sentence (the whole text when it is one sentence).
 fn first_sentence(text: &str) -> &str {
     match text.find(". ") {
         Some(end) => &text[..=end],
@@ -384,6 +382,8 @@ fn first_sentence(text: &str) -> &str {
     }
 }
 
+/// The parameters a sentence can say something new about, with their phrases: those the
+/// description does not name, and those it names without the values their schema gives.
 fn news_of_params(facts: &ToolFacts) -> Vec<(&ParamFacts, String)> {
     let said = &facts.description;
     facts
