@@ -1,7 +1,9 @@
 //! A required parameter made optional (P13), or an optional one given another default
 //! (`other`), is proven by a call without it answering as a call with the default its schema now
 //! declares: the rules' demotion and changed default (zod `.default(...)`) commit proven by that
-//! check; a demotion or a new default the handler ignores is rejected. An optional parameter
+//! check; a demotion or a new default the handler ignores is rejected. A default a description
+//! states, declared in the schema (`other`), commits where the handler used it and is rejected
+//! where it used another. An optional parameter
 //! made required (P13) is proven by the previous call without it refused; one the server does
 //! not require is rejected.
 
@@ -23,7 +25,7 @@ fn committed(
     (kind, tool): (ConstraintKind, &str),
     written: &str,
 ) -> RoundRecord {
-    let proposal = constraint_mutation(work, kind);
+    let proposal = constraint_mutation(work, kind, &[]);
     assert_eq!(proposal.targets, [tool], "{}", proposal.summary);
     assert!(
         proposal.hunks[0].replace.contains(written),
@@ -37,19 +39,46 @@ fn committed(
     round.expect(&reason)
 }
 
-/// The rules' Constraint Mutation of the kind asked for, on the fixture in `work`.
-fn constraint_mutation(work: &std::path::Path, kind: ConstraintKind) -> mcpevol::mutate::Proposal {
+/// The rules' Constraint Mutation of the kind asked for, on the fixture in `work`, on a tool
+/// not in `avoid`.
+fn constraint_mutation(
+    work: &std::path::Path,
+    kind: ConstraintKind,
+    avoid: &[String],
+) -> mcpevol::mutate::Proposal {
     let inventory = mcpevol::anchor::anchor(work).unwrap();
     let ctx = Context {
         root: work,
         inventory: &inventory,
         seed: 1,
-        avoid: &[],
+        avoid,
         answering: &[],
         multiline: &[],
         constraint: kind,
     };
     rules::propose(Builtin::ConstraintMutation, &ctx).unwrap()
+}
+
+/// The round's one schema change is a changed default.
+fn only_a_default_changed(round: &RoundRecord) {
+    let kinds: Vec<_> = round.schema_changes.iter().map(|c| c.kind).collect();
+    assert_eq!(
+        kinds,
+        [mcpevol::schema::ChangeKind::ParamDefaultChanged],
+        "{:?}",
+        round.schema_changes
+    );
+}
+
+/// The round's call of `tool` as before, passed.
+fn passed_as_before<'a>(round: &'a RoundRecord, tool: &str) -> &'a mcpevol::validate::TestResult {
+    let before = round
+        .tests
+        .iter()
+        .find(|t| t.tool == tool && t.check == Check::AsBefore)
+        .unwrap_or_else(|| panic!("{tool} called as before"));
+    assert_eq!(before.verdict, Verdict::Passed, "{before:?}");
+    before
 }
 
 #[test]
@@ -130,13 +159,7 @@ fn the_rules_changed_default_commits_proven_and_old_calls_send_the_old_default()
         (ConstraintKind::Redefault, "convert"),
         ".default(6).describe(",
     );
-    let kinds: Vec<_> = round.schema_changes.iter().map(|c| c.kind).collect();
-    assert_eq!(
-        kinds,
-        [mcpevol::schema::ChangeKind::ParamDefaultChanged],
-        "{:?}",
-        round.schema_changes
-    );
+    only_a_default_changed(&round);
     let defaulted = round
         .tests
         .iter()
@@ -150,12 +173,7 @@ fn the_rules_changed_default_commits_proven_and_old_calls_send_the_old_default()
     assert_eq!(defaulted.verdict, Verdict::Passed, "{defaulted:?}");
     assert!(defaulted.arguments.get("digits").is_none(), "{defaulted:?}");
     // The previous call still asks for three places, so it answers as before.
-    let before = round
-        .tests
-        .iter()
-        .find(|t| t.tool == "convert" && t.check == Check::AsBefore)
-        .expect("convert called as before");
-    assert_eq!(before.verdict, Verdict::Passed, "{before:?}");
+    let before = passed_as_before(&round, "convert");
     assert_eq!(before.arguments.get("digits"), Some(&serde_json::json!(3)));
     assert!(round.proof.is_proven(), "{:?}", round.proof);
 }
@@ -215,6 +233,70 @@ fn a_promotion_the_server_does_not_enforce_is_rejected() {
     let reason = rejected_greet(r#"required: ["name"],"#, r#"required: ["name", "loud"],"#);
     assert!(
         reason.contains("without `loud`, required now, it still answers"),
+        "{reason}"
+    );
+}
+
+/// The rules' declared default of `tool` on `fixtures/oracle/declare` (every other tool
+/// avoided), written as `written`, with the round's status, reason and record.
+fn declared(tool: &str, written: &str) -> (RoundStatus, String, Option<RoundRecord>) {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let work = common::oracle_fixture(&rt, "declare", &dir.path().join("w"));
+    let others: Vec<String> = ["shout", "whisper", "quote", "title"]
+        .into_iter()
+        .filter(|t| *t != tool)
+        .map(str::to_string)
+        .collect();
+    let proposal = constraint_mutation(&work, ConstraintKind::Redefault, &others);
+    assert_eq!(proposal.targets, [tool], "{}", proposal.summary);
+    assert!(
+        proposal.hunks.iter().any(|h| h.replace.contains(written)),
+        "{:?}",
+        proposal.hunks
+    );
+    let backend = Backend::Given {
+        proposal: Box::new(proposal),
+    };
+    one_round(&rt, &work, &backend)
+}
+
+#[test]
+fn the_default_a_description_states_is_declared_and_commits_proven_where_the_handler_uses_it() {
+    let (_, reason, round) = declared("shout", ".optional().default(1).describe(");
+    let round = round.expect(&reason);
+    only_a_default_changed(&round);
+    // The previous call, without `marks`, now gets the declared 1 and answers as before.
+    let before = passed_as_before(&round, "shout");
+    assert!(before.arguments.get("marks").is_none(), "{before:?}");
+    assert!(round.proof.is_proven(), "{:?}", round.proof);
+}
+
+#[test]
+fn a_stated_default_the_handler_never_used_is_rejected_once_declared() {
+    let (status, reason, _) = declared("whisper", ".optional().default(3).describe(");
+    assert_eq!(status, RoundStatus::Failed, "{reason}");
+    // Its previous call, without `dots`, got one dot; it gets the declared three now.
+    assert!(
+        reason.contains("`whisper`") && reason.contains("`test.` became `test...`"),
+        "{reason}"
+    );
+}
+
+#[test]
+fn a_boolean_no_words_give_a_default_is_declared_false_and_commits_where_false_is_what_it_read() {
+    let (_, reason, round) = declared("quote", ".optional().default(false).describe(");
+    let round = round.expect(&reason);
+    passed_as_before(&round, "quote");
+    assert!(round.proof.is_proven(), "{:?}", round.proof);
+}
+
+#[test]
+fn a_boolean_declared_false_where_the_handler_read_it_as_true_is_rejected() {
+    let (status, reason, _) = declared("title", ".optional().default(false).describe(");
+    assert_eq!(status, RoundStatus::Failed, "{reason}");
+    assert!(
+        reason.contains("`title`") && reason.contains("differs from the previous version"),
         "{reason}"
     );
 }

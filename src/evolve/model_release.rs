@@ -171,7 +171,12 @@ impl ModelReleaseProposer {
             ask.version.number(),
             self.plans + ask.try_number * ask.max_attempts,
         ));
-        let classes = plan::draw_classes(&self.mix, &mut rng, ask.previous.tools.len());
+        let classes = plan::draw_classes(
+            &self.mix,
+            &mut rng,
+            ask.previous.tools.len(),
+            self.mix.composite,
+        );
         let mut history = or_none(&previous_rounds(ask)?);
         if !self.left_out.is_empty() {
             history.push_str("\n\nLeft out of this release after failing their checks:\n");

@@ -7,7 +7,6 @@
 //! in the record rewritten to say so, and the rest is tried again: one failing change does not
 //! fail the release.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -217,13 +216,18 @@ impl ReleaseProposer {
             ask.version.number(),
             self.drafted + ask.try_number * ask.max_attempts,
         ));
-        let mut tally = plan::Tally::of(realised_so_far(ask)?);
+        let mut tally = realised_so_far(ask)?;
         let served = self.inventory(ask)?.tools.len();
-        let mut classes = plan::draw_classes(&self.mix, &mut rng, served);
+        let composite = plan::composite_chance(&self.mix, &tally);
+        let mut classes = plan::draw_classes(&self.mix, &mut rng, served, composite);
         // Added, removed and replaced tools first: a tool added after another tool's new
         // description is a P18 pair, which the run allows only while behind on P18, so drafted
         // last they were mostly refused (P2 came out at half its target).
         classes.sort_by_key(|c| *c != Class::Tool);
+        tally.ahead = classes.len().saturating_sub(1);
+        // A tool added beside another's new description is P18 (Tool Integration makes both by
+        // itself): only in a release drawn to allow it.
+        let pairs = plan::may_pair(&self.mix, &tally, &mut rng, classes.len());
         let mut touched: Vec<String> = Vec::new();
         let mut changes: Vec<Proposal> = Vec::new();
         let (mut adds, mut describes) = (false, false);
@@ -234,11 +238,8 @@ impl ReleaseProposer {
             let fallback = i > classes.len();
             tally.ahead = classes.len().saturating_sub(i);
             let mut skip: Vec<Recipe> = Vec::new();
-            // A tool added beside another's new description is P18: only while the run is
-            // behind on it.
-            let p18 = plan::deficit(&self.mix, &tally, Label::p(18)) > 0.0;
             let allowed = |r: &Recipe| {
-                (p18 || !(adds && r.describes() || describes && r.adds()))
+                (pairs || !((adds || r.adds()) && (describes || r.describes())))
                     && !r.operators.iter().any(|o| self.dropped_twice(ask, o))
             };
             while skip.len() < RECIPES_PER_TOOL {
@@ -267,8 +268,12 @@ impl ReleaseProposer {
                 for l in aims.iter().chain(recipe.also) {
                     tally.add(*l);
                 }
+                let paired = adds && describes;
                 adds |= recipe.adds();
                 describes |= recipe.describes();
+                if adds && describes && !paired {
+                    tally.add(Label::p(18));
+                }
                 changes.extend(made);
                 break;
             }
@@ -366,20 +371,24 @@ impl ReleaseProposer {
     }
 }
 
-/// The events of the versions before the one being made, counted as releases are.
-fn realised_so_far(ask: &Ask<'_>) -> Result<BTreeMap<Label, usize>, EvolveError> {
-    let mut counts = BTreeMap::new();
+/// The events and changed tools of the versions before the one being made, counted as
+/// releases are.
+fn realised_so_far(ask: &Ask<'_>) -> Result<plan::Tally, EvolveError> {
+    let mut tally = plan::Tally::default();
     for v in ask.ws.versions()? {
         if v.tag == VersionTag::ORIGINAL || v.tag >= ask.version {
             continue;
         }
         if let Some(record) = version_record::read_round(ask.ws, v.tag)? {
-            for e in release::classify(&record.schema_changes).events {
-                *counts.entry(e).or_default() += 1;
+            let events = release::classify(&record.schema_changes);
+            for e in events.events {
+                tally.add(e);
             }
+            tally.changed += events.changed;
+            tally.composite += events.composite;
         }
     }
-    Ok(counts)
+    Ok(tally)
 }
 
 /// The change a rejection names: by a tool of its own in backticks (with its operator, when

@@ -2,7 +2,9 @@
 //! handler runs: a demotion (P13), a required parameter made optional by a `.default(value)`, so
 //! that a call without it answers as a call that sends the value; a promotion (P13), an
 //! `.optional()` parameter made required, so that a call without it is refused; and a changed
-//! default (`other`), an optional parameter's `.default(old)` made `.default(new)`. Defaults
+//! default (`other`), an optional parameter's `.default(old)` made `.default(new)`, or the
+//! default its description states (`false` for a boolean no words give one) declared in its
+//! chain. Defaults
 //! only where one means something by itself: an enum member, a number, a boolean (a path or a
 //! query has no value that could stand for every call).
 
@@ -152,10 +154,76 @@ pub(super) fn redefaultable(tool: &Tool) -> Result<(&ParamSite, String), &'stati
             return Ok((site, new));
         }
     }
-    Err("no optional enum, number or boolean parameter with a zod default no description states")
+    // Else a default its description states, declared where the schema has none: what
+    // maintainers do when they move "(default 10)" from the words into the schema. Zod then
+    // hands the handler the value where it got nothing, so the previous calls, sent without
+    // it, show whether the words (or the `false` below) were true.
+    // A boolean whose words give no default at all is declared `false`: what a handler's test
+    // of it reads when it is left out (not where the tool's description speaks of defaults).
+    let tool_words = tool.description.as_deref().unwrap_or("").to_lowercase();
+    for (site, param) in zod_params(tool)?.filter(|(_, p)| !p.required) {
+        if param.shape.default.is_some() {
+            continue;
+        }
+        let words = param.description.as_deref().unwrap_or("");
+        let value = if words.to_lowercase().contains("default") {
+            stated_default(words).and_then(|v| literal(param.ty.as_deref(), &param.shape, v))
+        } else if param.ty.as_deref() == Some("boolean") && !tool_words.contains("default") {
+            Some("false".to_string())
+        } else {
+            None
+        };
+        if let Some(value) = value {
+            return Ok((site, value));
+        }
+    }
+    Err("no optional enum, number or boolean zod parameter with a default to change or declare")
 }
 
-/// Writes `value` over the argument of the parameter's `.default(...)`.
+/// The value a description says a parameter takes when left out: the word after "default",
+/// "default:", "default is", "defaults to" or "default value", quotes stripped.
+fn stated_default(description: &str) -> Option<&str> {
+    let lower = description.to_lowercase();
+    let at = lower.find("default")?;
+    let rest = &description[at + "default".len()..];
+    let rest = rest.strip_prefix('s').unwrap_or(rest);
+    let word = rest
+        .split(|c: char| c.is_whitespace() || c == ':' || c == '=')
+        .find(|w| !["", "is", "to", "value", "of"].contains(&w.to_lowercase().as_str()))?;
+    let word = word.trim_start_matches(['"', '\'', '`', '(']);
+    let end = word
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '.' || c == '_' || c == '-'))
+        .unwrap_or(word.len());
+    Some(word[..end].trim_end_matches('.')).filter(|w| !w.is_empty())
+}
+
+/// `word` as a JS literal of the parameter's type, when the parameter accepts it: a member of
+/// its enum, a number within its bounds, `true` or `false`.
+fn literal(ty: Option<&str>, shape: &crate::inventory::ParamShape, word: &str) -> Option<String> {
+    if !shape.values.is_empty() {
+        let member = shape.values.iter().find(|v| v.as_str() == word)?;
+        return Some(if ty == Some("enum") {
+            js_string(member)
+        } else {
+            member.clone()
+        });
+    }
+    match ty? {
+        "boolean" => ["true", "false"].contains(&word).then(|| word.to_string()),
+        "number" | "integer" => {
+            let n: f64 = word.parse().ok()?;
+            let bound = |b: &Option<String>| b.as_deref().and_then(|m| m.parse::<f64>().ok());
+            let fits = bound(&shape.min).is_none_or(|m| n >= m)
+                && bound(&shape.max).is_none_or(|m| n <= m)
+                && (!(shape.integer || ty == Some("integer")) || n.fract() == 0.0);
+            fits.then(|| word.to_string())
+        }
+        _ => None,
+    }
+}
+
+/// Writes `value` over the argument of the parameter's `.default(...)`, or, where its chain
+/// has none, declares it (see [`redefaultable`]).
 pub(super) fn redefault(
     e: &mut Edits,
     root: &Path,
@@ -164,6 +232,9 @@ pub(super) fn redefault(
 ) -> Result<(), MutateError> {
     let (start, end) = site.value.bytes;
     let text = e.text(root, &site.value.file)?;
+    if !text[start..end].contains(".default(") {
+        return demote(e, root, site, value);
+    }
     let range =
         default_argument(&text[start..end]).ok_or_else(|| MutateError::DefaultNotLiteral {
             param: site.name.clone(),
@@ -353,6 +424,38 @@ mod tests {
         assert_eq!(at("z.number().default(LIMIT + 1)"), None);
         assert_eq!(at("z.string().default(`${x}`)"), None);
         assert_eq!(at("z.number().describe(\"n\")"), None);
+    }
+
+    #[test]
+    fn the_default_a_description_states_is_read_as_a_value_of_the_parameters_type() {
+        let read = stated_default;
+        assert_eq!(read("Results per page (default 10)."), Some("10"));
+        assert_eq!(read("Output format. Defaults to `json`."), Some("json"));
+        assert_eq!(read("Default: false"), Some("false"));
+        assert_eq!(read("The default value is 2.5"), Some("2.5"));
+        assert_eq!(read("Maximum depth"), None);
+        let number = shape(&[], Some("1"), Some("50"));
+        assert_eq!(
+            literal(Some("number"), &number, "10").as_deref(),
+            Some("10")
+        );
+        assert_eq!(literal(Some("number"), &number, "100"), None);
+        assert_eq!(literal(Some("number"), &number, "the"), None);
+        let formats = shape(&["json", "text"], None, None);
+        assert_eq!(
+            literal(Some("enum"), &formats, "json").as_deref(),
+            Some("\"json\"")
+        );
+        assert_eq!(literal(Some("enum"), &formats, "xml"), None);
+        assert_eq!(
+            literal(Some("boolean"), &shape(&[], None, None), "no"),
+            None
+        );
+        // A free text has no value that could stand for every call.
+        assert_eq!(
+            literal(Some("string"), &shape(&[], None, None), "utf8"),
+            None
+        );
     }
 
     #[test]
