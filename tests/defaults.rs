@@ -300,3 +300,40 @@ fn a_boolean_declared_false_where_the_handler_read_it_as_true_is_rejected() {
         "{reason}"
     );
 }
+
+#[test]
+fn a_json_schema_boolean_declared_false_commits_proven_by_a_call_without_it_answering_as_with_false()
+ {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let work = common::oracle_fixture(&rt, "content", &dir.path().join("w"));
+    let proposal = constraint_mutation(&work, ConstraintKind::Redefault, &[]);
+    assert_eq!(proposal.targets, ["greet"], "{}", proposal.summary);
+    assert!(
+        proposal.hunks[0]
+            .replace
+            .contains("loud: { default: false, type:"),
+        "{:?}",
+        proposal.hunks
+    );
+    let backend = Backend::Given {
+        proposal: Box::new(proposal),
+    };
+    let (_, reason, round) = one_round(&rt, &work, &backend);
+    let round = round.expect(&reason);
+    only_a_default_changed(&round);
+    // Nothing hands the handler a JSON schema's default: the call without `loud` answering as
+    // one with `false` is what shows the declared default true.
+    let defaulted = round
+        .tests
+        .iter()
+        .find(|t| {
+            t.check
+                == Check::Defaulted {
+                    param: "loud".into(),
+                }
+        })
+        .expect("a call of greet without loud");
+    assert_eq!(defaulted.verdict, Verdict::Passed, "{defaulted:?}");
+    assert!(round.proof.is_proven(), "{:?}", round.proof);
+}

@@ -9,6 +9,7 @@
 //! query has no value that could stand for every call).
 
 use super::MutateError;
+use super::python::is_python;
 use super::splice::{Edits, js_string};
 use crate::inventory::{Param, ParamSite, Span, Tool};
 use std::path::Path;
@@ -158,26 +159,46 @@ pub(super) fn redefaultable(tool: &Tool) -> Result<(&ParamSite, String), &'stati
     // maintainers do when they move "(default 10)" from the words into the schema. Zod then
     // hands the handler the value where it got nothing, so the previous calls, sent without
     // it, show whether the words (or the `false` below) were true.
-    // A boolean whose words give no default at all is declared `false`: what a handler's test
-    // of it reads when it is left out (not where the tool's description speaks of defaults).
-    let tool_words = tool.description.as_deref().unwrap_or("").to_lowercase();
     for (site, param) in zod_params(tool)?.filter(|(_, p)| !p.required) {
-        if param.shape.default.is_some() {
-            continue;
-        }
-        let words = param.description.as_deref().unwrap_or("");
-        let value = if words.to_lowercase().contains("default") {
-            stated_default(words).and_then(|v| literal(param.ty.as_deref(), &param.shape, v))
-        } else if param.ty.as_deref() == Some("boolean") && !tool_words.contains("default") {
-            Some("false".to_string())
-        } else {
-            None
-        };
-        if let Some(value) = value {
+        if let Some(value) = declarable(tool, param) {
             return Ok((site, value));
         }
     }
     Err("no optional enum, number or boolean zod parameter with a default to change or declare")
+}
+
+/// The default to declare for an optional parameter that declares none: the one its
+/// description states, or, for a boolean whose words give none (and whose tool's words say
+/// nothing of defaults), `false`, what a handler's test of it reads when it is left out.
+fn declarable(tool: &Tool, param: &Param) -> Option<String> {
+    if param.required || param.shape.default.is_some() {
+        return None;
+    }
+    let tool_words = tool.description.as_deref().unwrap_or("").to_lowercase();
+    let words = param.description.as_deref().unwrap_or("");
+    if words.to_lowercase().contains("default") {
+        stated_default(words).and_then(|v| literal(param.ty.as_deref(), &param.shape, v))
+    } else if param.ty.as_deref() == Some("boolean") && !tool_words.contains("default") {
+        Some("false".to_string())
+    } else {
+        None
+    }
+}
+
+/// An optional parameter of a JSON schema written in JavaScript that declares no default, with
+/// the default to declare (as [`declarable`] says). The SDK hands the handler nothing for a
+/// JSON schema's default, so declaring one claims the handler already reads a call without it
+/// as one with it: the oracle's call without it must answer as a call with it
+/// (`Check::Defaulted`), where a zod default only has the previous calls to answer as before.
+pub(super) fn json_declarable(tool: &Tool) -> Option<(&ParamSite, String)> {
+    let schema = tool.sites.schema.as_ref()?;
+    if !schema.json || schema.python.is_some() || is_python(&schema.object.file) {
+        return None;
+    }
+    schema.params.iter().find_map(|site| {
+        let param = tool.params.iter().find(|p| p.name == site.name)?;
+        Some((site, declarable(tool, param)?))
+    })
 }
 
 /// The value a description says a parameter takes when left out: the word after "default",

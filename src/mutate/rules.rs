@@ -110,7 +110,10 @@ pub fn applies_as(
             defaults::promotable(tool).map(|_| ())
         }
         ConstraintMutation if kind == ConstraintKind::Redefault => {
-            defaults::redefaultable(tool).map(|_| ())
+            match defaults::json_declarable(tool) {
+                Some(_) => Ok(()),
+                None => defaults::redefaultable(tool).map(|_| ()),
+            }
         }
         // A new required parameter is Flexible Expansion's, into a zod shape only: the one
         // schema form that then refuses calls without it by itself (a JSON schema's `required`
@@ -508,8 +511,18 @@ impl Draft<'_> {
                 )
             }
             ConstraintMutation if self.constraint == ConstraintKind::Redefault => {
-                let (site, value) = defaults::redefaultable(tool).expect("applies() checked");
-                defaults::redefault(&mut self.e, self.root, site, &value)?;
+                let (site, value) = match defaults::json_declarable(tool) {
+                    Some((site, value)) => {
+                        let entry = format!(" default: {value},");
+                        self.insert_into_property(site, ConstraintMutation, &entry)?;
+                        (site, value)
+                    }
+                    None => {
+                        let found = defaults::redefaultable(tool).expect("applies() checked");
+                        defaults::redefault(&mut self.e, self.root, found.0, &found.1)?;
+                        found
+                    }
+                };
                 format!(
                     "Constraint Mutation: `{name}`.`{}` defaults to {value} now",
                     site.name
