@@ -176,6 +176,7 @@ impl ModelReleaseProposer {
             &mut rng,
             ask.previous.tools.len(),
             self.mix.composite,
+            0,
         );
         let mut history = or_none(&previous_rounds(ask)?);
         if !self.left_out.is_empty() {

@@ -222,7 +222,8 @@ impl ReleaseProposer {
         let mut tally = realised_so_far(ask)?;
         let served = self.inventory(ask)?.tools.len();
         let composite = plan::composite_chance(&self.mix, &tally);
-        let mut classes = plan::draw_classes(&self.mix, &mut rng, served, composite);
+        let extra = plan::extra_tools(&tally);
+        let mut classes = plan::draw_classes(&self.mix, &mut rng, served, composite, extra);
         // Added, removed and replaced tools first: a tool added after another tool's new
         // description is a P18 pair, which the run allows only while behind on P18, so drafted
         // last they were mostly refused (P2 came out at half its target).
@@ -397,6 +398,11 @@ fn realised_so_far(ask: &Ask<'_>) -> Result<plan::Tally, EvolveError> {
             }
             tally.changed += events.changed;
             tally.composite += events.composite;
+            if let Some(release) = &record.release {
+                tally.releases += 1;
+                tally.planned += release.planned_tools;
+                tally.touched += events.touched;
+            }
         }
     }
     Ok(tally)

@@ -8,13 +8,13 @@ fn drawn_releases_follow_the_shipped_shape() {
     let mix = Mix::shipped();
     let mut rng = Rng::new(7);
     let mut sizes: Vec<usize> = (0..2000)
-        .map(|_| draw_classes(&mix, &mut rng, 50, mix.composite).len())
+        .map(|_| draw_classes(&mix, &mut rng, 50, mix.composite, 0).len())
         .collect();
     sizes.sort_unstable();
     assert_eq!(sizes[sizes.len() / 2], 4);
     let more = sizes.iter().filter(|n| **n > 1).count() as f64 / sizes.len() as f64;
     assert!((more - 0.79).abs() < 0.04, "{more}");
-    assert!(draw_classes(&mix, &mut rng, 2, mix.composite).len() <= 2);
+    assert!(draw_classes(&mix, &mut rng, 2, mix.composite, 2).len() <= 2);
 }
 
 #[test]
@@ -162,4 +162,20 @@ fn the_recipe_chosen_is_the_one_the_run_lacks() {
         let r = choose(&mix, Class::Single, &counts, &mut rng, &[], &|_| true, true).unwrap();
         assert_eq!(r.operators, ["O10"]);
     }
+}
+
+#[test]
+fn a_run_whose_releases_touched_fewer_tools_than_planned_plans_more() {
+    let run = |releases, planned, touched| Tally {
+        releases,
+        planned,
+        touched,
+        ..Tally::default()
+    };
+    assert_eq!(extra_tools(&run(0, 0, 0)), 0);
+    assert_eq!(extra_tools(&run(4, 16, 15)), 0);
+    assert_eq!(extra_tools(&run(4, 16, 10)), 2);
+    assert_eq!(extra_tools(&run(2, 30, 0)), 2);
+    // Touching more than planned (an addition beside its original's description) plans none.
+    assert_eq!(extra_tools(&run(2, 4, 9)), 0);
 }
