@@ -206,28 +206,43 @@ impl ReleaseProposer {
         self.changes = kept;
     }
 
+    /// The generator of this try's draws. The server's own name goes into it: with the seed
+    /// alone, every server evolved with one seed got releases of the same sizes (seed 11 made
+    /// three of five releases of each of 8 servers one-tool ones).
+    fn rng(&self, ask: &Ask<'_>) -> Rng {
+        Rng::new(Rng::for_attempt(
+            ask.seed ^ 0x0052_454c_4541_5345 ^ name_key(&ask.previous.server),
+            ask.version.number(),
+            self.drafted + ask.try_number * ask.max_attempts,
+        ))
+    }
+
+    /// The classes of the release's tools, drawn for the run so far, added, removed and
+    /// replaced tools first: a tool added after another tool's new description is a P18 pair,
+    /// which few releases allow, so drafted last they were mostly refused (P2 came out at half
+    /// its target).
+    fn classes(
+        &self,
+        ask: &Ask<'_>,
+        tally: &plan::Tally,
+        rng: &mut Rng,
+    ) -> Result<Vec<Class>, EvolveError> {
+        let served = self.inventory(ask)?.tools.len();
+        let composite = plan::composite_chance(&self.mix, tally);
+        let extra = plan::extra_tools(tally);
+        let mut classes = plan::draw_classes(&self.mix, rng, served, composite, extra);
+        classes.sort_by_key(|c| *c != Class::Tool);
+        Ok(classes)
+    }
+
     /// A release drawn and drafted on the work tree, which is back at HEAD afterwards: the
     /// classes planned (with the fallback class that made its one change, when no planned
     /// class made any) and the changes that could be drafted, in order.
     async fn draft(&self, ask: &Ask<'_>) -> Result<(Vec<Class>, Vec<Proposal>), EvolveError> {
         let head = ask.ws.head()?;
-        // The server's own name goes into the draw: with the seed alone, every server evolved
-        // with one seed got releases of the same sizes (seed 11 made three of five releases of
-        // each of 8 servers one-tool ones).
-        let mut rng = Rng::new(Rng::for_attempt(
-            ask.seed ^ 0x0052_454c_4541_5345 ^ name_key(&ask.previous.server),
-            ask.version.number(),
-            self.drafted + ask.try_number * ask.max_attempts,
-        ));
+        let mut rng = self.rng(ask);
         let mut tally = realised_so_far(ask)?;
-        let served = self.inventory(ask)?.tools.len();
-        let composite = plan::composite_chance(&self.mix, &tally);
-        let extra = plan::extra_tools(&tally);
-        let mut classes = plan::draw_classes(&self.mix, &mut rng, served, composite, extra);
-        // Added, removed and replaced tools first: a tool added after another tool's new
-        // description is a P18 pair, which the run allows only while behind on P18, so drafted
-        // last they were mostly refused (P2 came out at half its target).
-        classes.sort_by_key(|c| *c != Class::Tool);
+        let mut classes = self.classes(ask, &tally, &mut rng)?;
         tally.ahead = classes.len().saturating_sub(1);
         // A tool added beside another's new description is P18 (Tool Integration makes both by
         // itself): only in a release drawn to allow it.
