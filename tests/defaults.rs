@@ -307,20 +307,12 @@ fn a_json_schema_boolean_declared_false_commits_proven_by_a_call_without_it_answ
     let rt = tokio::runtime::Runtime::new().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let work = common::oracle_fixture(&rt, "content", &dir.path().join("w"));
-    let proposal = constraint_mutation(&work, ConstraintKind::Redefault, &[]);
-    assert_eq!(proposal.targets, ["greet"], "{}", proposal.summary);
-    assert!(
-        proposal.hunks[0]
-            .replace
-            .contains("loud: { default: false, type:"),
-        "{:?}",
-        proposal.hunks
+    let round = committed(
+        &rt,
+        &work,
+        (ConstraintKind::Redefault, "greet"),
+        "loud: { default: false, type:",
     );
-    let backend = Backend::Given {
-        proposal: Box::new(proposal),
-    };
-    let (_, reason, round) = one_round(&rt, &work, &backend);
-    let round = round.expect(&reason);
     only_a_default_changed(&round);
     // Nothing hands the handler a JSON schema's default: the call without `loud` answering as
     // one with `false` is what shows the declared default true.

@@ -392,10 +392,12 @@ impl ReleaseProposer {
 
 /// A number from the name the server gives itself (FNV-1a), 0 where it gives none.
 fn name_key(server: &serde_json::Value) -> u64 {
-    let name = server["name"].as_str().unwrap_or("");
-    name.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    }) * u64::from(!name.is_empty())
+    match server["name"].as_str() {
+        Some(name) if !name.is_empty() => name.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        }),
+        _ => 0,
+    }
 }
 
 /// The events and changed tools of the versions before the one being made, counted as
