@@ -448,16 +448,21 @@ fn resolve_dispatches<'f>(
 }
 
 /// The routing sites of a tool: the chosen dispatch and any other of the same kind for the
-/// same name (a name can be routed twice, say in a switch and a guard before it).
+/// same name (a name can be routed twice, say in a switch and a guard before it), a `case`
+/// and an `if` alike: a copy routed by the `switch` alone missed the wrapper that cuts the
+/// original's answer, and one routed by the wrapper alone answered "Unknown tool".
 fn dispatch_sites(
     name: &str,
     chosen: &Dispatch,
     dispatches: &[(String, &Dispatch)],
 ) -> Vec<crate::inventory::Route> {
+    let branch = |k: DispatchKind| matches!(k, DispatchKind::Case | DispatchKind::If);
     dispatches
         .iter()
         .filter(|(n, d)| {
-            n == name && d.kind == chosen.kind && d.on_tool_name == chosen.on_tool_name
+            n == name
+                && (d.kind == chosen.kind || (branch(d.kind) && branch(chosen.kind)))
+                && d.on_tool_name == chosen.on_tool_name
         })
         .filter_map(|(_, d)| d.site.clone())
         .collect()
@@ -494,6 +499,9 @@ fn find_dispatch<'d>(
                 d.kind == DispatchKind::MapKey,
                 is_typescript(&span.file) != is_typescript(def_file),
                 span.file != def_file,
+                // Beside a `case` of the name, an `if` on it is a step before or after the
+                // handler (a wrapper that cuts its answer), not the handler.
+                d.kind == DispatchKind::If,
             )
         })
         .map(|(d, span)| (*d, span))

@@ -10,6 +10,7 @@ mod attempt;
 mod attempt_error;
 mod backend;
 mod clock;
+mod culprit;
 mod generated;
 mod given_proposer;
 mod model;

@@ -13,6 +13,7 @@ use std::time::Instant;
 use async_trait::async_trait;
 
 use super::clock::Step;
+use super::culprit::culprit;
 use super::proposer::{Ask, GiveUp, Proposed, Proposer, Provenance};
 use super::served::{self, mark_opaque_params};
 use super::{AttemptError, EvolveError};
@@ -236,82 +237,110 @@ impl ReleaseProposer {
     }
 
     /// A release drawn and drafted on the work tree, which is back at HEAD afterwards: the
-    /// classes planned (with the fallback class that made its one change, when no planned
-    /// class made any) and the changes that could be drafted, in order.
+    /// classes planned and the changes that could be drafted, in order. A planned tool that no
+    /// recipe of its class fits is made up for by one of another class, once the planned ones
+    /// are drafted: left empty, 8 servers over 3 seeds touched a median of 2 tools per release
+    /// where 3 were drawn (a release that may not make P18 takes no description beside an
+    /// addition, and a small server's tools fit few recipes).
     async fn draft(&self, ask: &Ask<'_>) -> Result<(Vec<Class>, Vec<Proposal>), EvolveError> {
         let head = ask.ws.head()?;
         let mut rng = self.rng(ask);
         let mut tally = realised_so_far(ask)?;
-        let mut classes = self.classes(ask, &tally, &mut rng)?;
+        let classes = self.classes(ask, &tally, &mut rng)?;
         tally.ahead = classes.len().saturating_sub(1);
         // A tool added beside another's new description is P18 (Tool Integration makes both by
         // itself): only in a release drawn to allow it.
         let pairs = plan::may_pair(&self.mix, &tally, &mut rng, classes.len());
-        let mut touched: Vec<String> = Vec::new();
-        let mut changes: Vec<Proposal> = Vec::new();
-        let (mut adds, mut describes) = (false, false);
+        let mut at = Drafting {
+            tally,
+            rng,
+            pairs,
+            touched: Vec::new(),
+            changes: Vec::new(),
+            adds: false,
+            describes: false,
+        };
+        // Classes that fitted no tool: not drawn again for a tool planned in another's place.
+        let mut unfit: Vec<Class> = Vec::new();
+        let mut owed = 0usize;
         let mut slots = classes.clone();
         let mut i = 0;
         while let Some(&class) = slots.get(i) {
             i += 1;
-            let fallback = i > classes.len();
-            tally.ahead = classes.len().saturating_sub(i);
-            let mut skip: Vec<Recipe> = Vec::new();
-            let allowed = |r: &Recipe| {
-                (pairs || !((adds || r.adds()) && (describes || r.describes())))
-                    && !r.operators.iter().any(|o| self.dropped_twice(ask, o))
-            };
-            while skip.len() < RECIPES_PER_TOOL {
-                let Some(recipe) = plan::choose(
-                    &self.mix,
-                    class,
-                    &tally,
-                    &mut rng,
-                    &skip,
-                    &allowed,
-                    !changes.is_empty(),
-                ) else {
-                    break;
-                };
-                let made = self.draft_recipe(ask, &recipe, &mut touched, &mut rng)?;
-                if made.is_empty() {
-                    skip.push(recipe);
-                    continue;
-                }
-                // An operator that makes one of several patterns counts toward the first.
-                let aims: &[Label] = if recipe.operators.len() == 1 {
-                    &recipe.aims[..1]
-                } else {
-                    recipe.aims
-                };
-                for l in aims.iter().chain(recipe.also) {
-                    tally.add(*l);
-                }
-                let paired = adds && describes;
-                adds |= recipe.adds();
-                describes |= recipe.describes();
-                if adds && describes && !paired {
-                    tally.add(Label::p(18));
-                }
-                changes.extend(made);
-                break;
+            let standing_in = i > classes.len();
+            if standing_in && (owed == 0 || unfit.contains(&class)) {
+                continue;
             }
-            if fallback && !changes.is_empty() {
-                classes.push(class);
-                break;
+            at.tally.ahead = classes.len().saturating_sub(i).max(owed.saturating_sub(1));
+            if self.fill(ask, class, &mut at)? {
+                owed -= usize::from(standing_in);
+            } else {
+                owed += usize::from(!standing_in);
+                if !unfit.contains(&class) {
+                    unfit.push(class);
+                }
             }
-            // Nothing drafted for any planned tool (tools whose schema or description the rules
-            // cannot edit): one change of another class, so that the release is not lost.
-            if i == classes.len() && changes.is_empty() {
-                slots.extend(
-                    [Class::Tool, Class::Single, Class::Composite]
-                        .into_iter()
-                        .filter(|c| !classes.contains(c)),
-                );
+            if i == classes.len() {
+                let others = [Class::Tool, Class::Single, Class::Composite]
+                    .into_iter()
+                    .filter(|c| !unfit.contains(c));
+                let others: Vec<Class> = others.collect();
+                for _ in 0..owed {
+                    slots.extend(&others);
+                }
             }
         }
         ask.ws.restore(&head)?;
-        Ok((classes, changes))
+        Ok((classes, at.changes))
+    }
+
+    /// One tool of `class` drafted into the release: recipes drawn for the run so far until
+    /// one makes a change; false when none of them fits a tool not touched yet.
+    fn fill(&self, ask: &Ask<'_>, class: Class, at: &mut Drafting) -> Result<bool, EvolveError> {
+        let mut skip: Vec<Recipe> = Vec::new();
+        let (pairs, adds, describes) = (at.pairs, at.adds, at.describes);
+        let allowed = |r: &Recipe| {
+            (pairs || !((adds || r.adds()) && (describes || r.describes())))
+                && !r.operators.iter().any(|o| self.dropped_twice(ask, o))
+        };
+        while skip.len() < RECIPES_PER_TOOL {
+            let spare = !at.changes.is_empty();
+            let chosen = plan::choose(
+                &self.mix,
+                class,
+                &at.tally,
+                &mut at.rng,
+                &skip,
+                &allowed,
+                spare,
+            );
+            let Some(recipe) = chosen else {
+                return Ok(false);
+            };
+            let made = self.draft_recipe(ask, &recipe, &mut at.touched, &mut at.rng)?;
+            if made.is_empty() {
+                skip.push(recipe);
+                continue;
+            }
+            // An operator that makes one of several patterns counts toward the first.
+            let aims: &[Label] = if recipe.operators.len() == 1 {
+                &recipe.aims[..1]
+            } else {
+                recipe.aims
+            };
+            for l in aims.iter().chain(recipe.also) {
+                at.tally.add(*l);
+            }
+            let paired = at.adds && at.describes;
+            at.adds |= recipe.adds();
+            at.describes |= recipe.describes();
+            if at.adds && at.describes && !paired {
+                at.tally.add(Label::p(18));
+            }
+            at.changes.extend(made);
+            return Ok(true);
+        }
+        Ok(false)
     }
 
     /// The served tools of the work tree as it is now.
@@ -390,6 +419,19 @@ impl ReleaseProposer {
     }
 }
 
+/// A release being drafted: the run's events with its changes so far, its draws, and what it
+/// has made.
+struct Drafting {
+    tally: plan::Tally,
+    rng: Rng,
+    /// Whether the release may make P18 (an addition beside another tool's new description).
+    pairs: bool,
+    touched: Vec<String>,
+    changes: Vec<Proposal>,
+    adds: bool,
+    describes: bool,
+}
+
 /// A number from the name the server gives itself (FNV-1a), 0 where it gives none.
 fn name_key(server: &serde_json::Value) -> u64 {
     match server["name"].as_str() {
@@ -423,52 +465,4 @@ fn realised_so_far(ask: &Ask<'_>) -> Result<plan::Tally, EvolveError> {
         }
     }
     Ok(tally)
-}
-
-/// The change a rejection names: by a tool of its own in backticks (with its operator, when
-/// that is named too), else the last drafted.
-fn culprit(changes: &[Proposal], why: &str) -> usize {
-    let names = |p: &Proposal| {
-        p.targets
-            .iter()
-            .chain(&p.added)
-            .any(|t| why.contains(&format!("`{t}`")))
-    };
-    let by_operator = |p: &Proposal| why.contains(&format!(" {}:", p.operator));
-    let last = |f: &dyn Fn(&Proposal) -> bool| changes.iter().rposition(f);
-    last(&|p| names(p) && by_operator(p))
-        .or_else(|| last(&names))
-        .or_else(|| last(&by_operator))
-        .unwrap_or(changes.len() - 1)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn change(op: &str, tool: &str) -> Proposal {
-        Proposal {
-            operator: OperatorId::parse(op),
-            targets: vec![tool.into()],
-            added: Vec::new(),
-            summary: String::new(),
-            hunks: Vec::new(),
-            effects: Vec::new(),
-        }
-    }
-
-    #[test]
-    fn the_change_a_rejection_names_is_the_one_dropped() {
-        let changes = [change("O9", "a"), change("O5", "b"), change("O10", "a")];
-        assert_eq!(culprit(&changes, "test of `b` failed: differs"), 1);
-        assert_eq!(culprit(&changes, "test of `a` failed: differs"), 2);
-        assert_eq!(
-            culprit(
-                &changes,
-                "the schema change breaks the contract of O9: tool `a`: x"
-            ),
-            0
-        );
-        assert_eq!(culprit(&changes, "the server did not start"), 2);
-    }
 }

@@ -28,6 +28,16 @@ impl Oracle<'_> {
         let accepted = self.call(tool, &inside).await;
         let judged = match hard_failure(&accepted, tool, self.unknown_for(&seen)) {
             Some(f) => f,
+            // Refused as the previous version refused its own call (a host it cannot reach):
+            // the bound is not what refuses it.
+            None if judge::is_protocol_error(accepted.status)
+                && judge::is_protocol_error(seen.status) =>
+            {
+                Judged::unverifiable(format!(
+                    "the previous version's call was refused too: {}",
+                    quote(&accepted.text)
+                ))
+            }
             None if judge::is_protocol_error(accepted.status) => Judged::failed(format!(
                 "a value inside the bound was refused: {}",
                 quote(&accepted.text)
