@@ -68,6 +68,9 @@ pub fn applies_as(
     match op {
         ToolAddition | ToolIntegration => {
             copyable(tool)?;
+            if free_suffixes(tool, all, "").is_empty() {
+                return Err("every name the rules give a copy of it is taken");
+            }
             if op == ToolIntegration {
                 can_describe?;
             }
@@ -214,6 +217,25 @@ fn copyable(tool: &Tool) -> Result<(), &'static str> {
         );
     }
     Ok(())
+}
+
+/// The alias suffixes whose name for a copy of `tool` no tool has, and whose variant of its
+/// holder (the constant or class a copy is declared as) `text` does not declare. A copy named
+/// as a copy made earlier was registered twice: the server kept one, and the version showed no
+/// change (or a duplicate declaration that does not load).
+fn free_suffixes(tool: &Tool, all: &[Tool], text: &str) -> Vec<&'static str> {
+    ALIAS_SUFFIXES
+        .into_iter()
+        .filter(|s| {
+            let name = words::join(&tool.name, s);
+            !all.iter().any(|t| t.name == name)
+                && tool
+                    .sites
+                    .holder
+                    .as_deref()
+                    .is_none_or(|h| find_word(text, &holder_variant(h, s)).is_none())
+        })
+        .collect()
 }
 
 fn contains(outer: &Span, inner: &Span) -> bool {
@@ -457,7 +479,7 @@ impl Draft<'_> {
         let name = &tool.name;
         Ok(match op {
             ToolAddition => {
-                let new = self.add_copy(tool)?;
+                let new = self.add_copy(tool, all)?;
                 format!("Tool Addition: added `{new}`, an alias that behaves as `{name}`")
             }
             ToolReplacement => {
@@ -476,7 +498,7 @@ impl Draft<'_> {
                 format!("Tool Removal: removed `{name}`, its registration and its routing")
             }
             ToolIntegration => {
-                let new = self.add_copy(tool)?;
+                let new = self.add_copy(tool, all)?;
                 let note = self.writer().note(&Note::Pointer { to: &new });
                 self.add_sentences(tool, &[note])?;
                 format!(
@@ -687,15 +709,21 @@ impl Draft<'_> {
 
     /// Registers a copy of `tool` under a new name, routed to the same handler.
     // Long: a copy is registered, routed and described in each registration style in turn; the styles share the names and spans found first.
-    fn add_copy(&mut self, tool: &Tool) -> Result<String, MutateError> {
-        let suffix = ALIAS_SUFFIXES[self.rng.below(ALIAS_SUFFIXES.len())];
+    fn add_copy(&mut self, tool: &Tool, all: &[Tool]) -> Result<String, MutateError> {
+        let s = &tool.sites;
+        let reg = s.registration.as_ref().expect("applies() checked");
+        let free = free_suffixes(tool, all, &self.e.text(self.root, &reg.file)?.to_string());
+        if free.is_empty() {
+            return Err(MutateError::Unregistrable(
+                "every name the rules give a copy of it is taken",
+            ));
+        }
+        let suffix = free[self.rng.below(free.len())];
         let new = words::join(&tool.name, suffix);
         let alias = self.writer().note(&Note::Alias {
             of: &tool.name,
             suffix,
         });
-        let s = &tool.sites;
-        let reg = s.registration.as_ref().expect("applies() checked");
         if python::names_by_registration(tool) {
             let full = prose::attach::prepend(tool.description.as_deref().unwrap_or(""), &alias);
             return self.add_python_alias(tool, reg, &new, &full);
