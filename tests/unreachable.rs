@@ -68,6 +68,10 @@ fn a_bound_whose_handler_refuses_values_inside_it_is_rejected() {
         Vec::new(),
     );
     let (status, reason, _) = one_round(&rt, &work, &backend);
-    assert_eq!(status, RoundStatus::Failed, "committed a bound that refuses values inside it");
+    assert_eq!(
+        status,
+        RoundStatus::Failed,
+        "committed a bound that refuses values inside it"
+    );
     assert!(reason.contains("inside the bound was refused"), "{reason}");
 }

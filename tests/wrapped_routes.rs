@@ -46,7 +46,12 @@ fn a_tool_routed_by_a_switch_and_a_wrapper_is_anchored_with_both_routes_and_the_
     let shout = inventory.tools.iter().find(|t| t.name == "shout").unwrap();
     let mut kinds: Vec<RouteKind> = shout.sites.routes.iter().map(|r| r.kind).collect();
     kinds.sort_by_key(|k| format!("{k:?}"));
-    assert_eq!(kinds, [RouteKind::Case, RouteKind::Compare], "{:?}", shout.sites);
+    assert_eq!(
+        kinds,
+        [RouteKind::Case, RouteKind::Compare],
+        "{:?}",
+        shout.sites
+    );
     let handler = shout.handler.as_ref().expect("a handler");
     let text = std::fs::read_to_string(work.join(&handler.file)).unwrap();
     let snippet = &text[handler.bytes.0..handler.bytes.1];

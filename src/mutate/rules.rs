@@ -712,7 +712,7 @@ impl Draft<'_> {
     fn add_copy(&mut self, tool: &Tool, all: &[Tool]) -> Result<String, MutateError> {
         let s = &tool.sites;
         let reg = s.registration.as_ref().expect("applies() checked");
-        let free = free_suffixes(tool, all, &self.e.text(self.root, &reg.file)?.to_string());
+        let free = free_suffixes(tool, all, self.e.text(self.root, &reg.file)?);
         if free.is_empty() {
             return Err(MutateError::Unregistrable(
                 "every name the rules give a copy of it is taken",
