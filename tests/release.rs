@@ -326,8 +326,8 @@ fn two_releases_of(dir: &Path, package: &str, init_args: &[&str]) -> Workspace {
 
 /// context7's two tools fit no changed-tool recipe after its first release (their schemas are
 /// not written out literally and their descriptions state everything their schemas show), and
-/// the second release's plan draws only changed tools: it falls back to a change of another
-/// class (here a tool added beside one of them) instead of failing the release.
+/// the second release's plan draws only changed tools: each planned tool is made up for by a
+/// change of another class (here tools added beside them) instead of failing the release.
 #[test]
 fn a_release_whose_planned_tools_fit_no_recipe_falls_back_to_another_kind_of_change() {
     let dir = tempfile::tempdir().unwrap();
@@ -337,8 +337,22 @@ fn a_release_whose_planned_tools_fit_no_recipe_falls_back_to_another_kind_of_cha
         .unwrap()
         .expect("v2 committed");
     let release = record.release.expect("a release record");
-    // The fallback drafts one change and stops.
-    assert_eq!((record.changes.len(), release.drafted), (1, 1));
+    // One stand-in per planned tool, each of another class than the changed tools drawn.
+    assert_eq!(
+        (record.changes.len(), release.drafted),
+        (release.planned_tools, release.planned_tools)
+    );
+    let operators: Vec<String> = record
+        .changes
+        .iter()
+        .map(|c| c.proposal.operator.to_string())
+        .collect();
+    assert!(
+        operators
+            .iter()
+            .all(|o| ["O1", "O2", "O3", "O4"].contains(&o.as_str())),
+        "{operators:?}"
+    );
 }
 
 /// On antv-chart only tool descriptions can be edited (every schema is built in code); a release
