@@ -109,6 +109,22 @@ pub enum DispatchKind {
     CallHandler,
 }
 
+impl DispatchKind {
+    /// The style of a tool this kind of dispatch routes to `handler`, defined in `def_file`.
+    pub fn style(self, def_file: &str, handler: &Span) -> inventory::Style {
+        use inventory::Style;
+        if handler.file != def_file {
+            return Style::CrossFile;
+        }
+        match self {
+            DispatchKind::Case => Style::Switch,
+            DispatchKind::If => Style::If,
+            DispatchKind::RefCall => Style::Register,
+            DispatchKind::MapKey | DispatchKind::CallHandler => Style::Other,
+        }
+    }
+}
+
 /// A place that routes a call for one name to its implementation.
 #[derive(Debug, Clone)]
 pub struct Dispatch {

@@ -301,7 +301,7 @@ fn link_tools(
                         }
                         sites.registration = sites.registration.or_else(|| d.registration.clone());
                         sites.routes = dispatch_sites(&name, d, &dispatches);
-                        (dispatch_style(d.kind, file, &span), Some(span))
+                        (d.kind.style(file, &span), Some(span))
                     }
                     None => match own {
                         Some(h) => (Style::Other, Some(h)),
@@ -466,18 +466,6 @@ fn dispatch_sites(
         })
         .filter_map(|(_, d)| d.site.clone())
         .collect()
-}
-
-fn dispatch_style(kind: DispatchKind, def_file: &str, handler: &Span) -> Style {
-    if handler.file != def_file {
-        return Style::CrossFile;
-    }
-    match kind {
-        DispatchKind::Case => Style::Switch,
-        DispatchKind::If => Style::If,
-        DispatchKind::RefCall => Style::Register,
-        DispatchKind::MapKey | DispatchKind::CallHandler => Style::Other,
-    }
 }
 
 /// The handler for a listed tool: a dispatch on something named like a tool name beats one on
