@@ -6,31 +6,9 @@
 mod common;
 
 use mcpevol::evolve::{Backend, RoundStatus};
-use mcpevol::mutate::{ConstraintKind, Context, Proposal, rules};
 use mcpevol::operators::Builtin;
 
-use common::given::one_round;
-
-/// The rules' Tool Addition on `shout` of the fixture in `work`, drawn with seed 1.
-fn copy_of_shout(work: &std::path::Path) -> Proposal {
-    let inventory = mcpevol::anchor::anchor(work).unwrap();
-    let avoid: Vec<String> = inventory
-        .tools
-        .iter()
-        .map(|t| t.name.clone())
-        .filter(|n| n != "shout")
-        .collect();
-    let ctx = Context {
-        root: work,
-        inventory: &inventory,
-        seed: 1,
-        avoid: &avoid,
-        answering: &[],
-        multiline: &[],
-        constraint: ConstraintKind::Bound,
-    };
-    rules::propose(Builtin::ToolAddition, &ctx).unwrap()
-}
+use common::given::{one_round, rules_on};
 
 #[test]
 fn a_second_copy_drawn_alike_gets_a_name_no_tool_has_and_commits() {
@@ -39,7 +17,7 @@ fn a_second_copy_drawn_alike_gets_a_name_no_tool_has_and_commits() {
     let work = common::oracle_fixture(&rt, "wrapped", &dir.path().join("w"));
     let mut names: Vec<String> = Vec::new();
     for round in 1..=2 {
-        let proposal = copy_of_shout(&work);
+        let proposal = rules_on(&work, Builtin::ToolAddition, "shout");
         assert_eq!(proposal.added.len(), 1, "{}", proposal.summary);
         assert!(
             !names.contains(&proposal.added[0]),

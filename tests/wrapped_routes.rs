@@ -9,33 +9,10 @@ mod common;
 
 use mcpevol::evolve::{Backend, RoundStatus};
 use mcpevol::inventory::RouteKind;
-use mcpevol::mutate::{ConstraintKind, Context, Proposal, rules};
 use mcpevol::operators::Builtin;
+use mcpevol::validate::Verdict;
 
-use common::given::one_round;
-
-/// The rules' `op` on `tool` of the fixture in `work` (every other tool avoided).
-fn rules_on(work: &std::path::Path, op: Builtin, tool: &str) -> Proposal {
-    let inventory = mcpevol::anchor::anchor(work).unwrap();
-    let avoid: Vec<String> = inventory
-        .tools
-        .iter()
-        .map(|t| t.name.clone())
-        .filter(|n| n != tool)
-        .collect();
-    let ctx = Context {
-        root: work,
-        inventory: &inventory,
-        seed: 1,
-        avoid: &avoid,
-        answering: &[],
-        multiline: &[],
-        constraint: ConstraintKind::Bound,
-    };
-    let proposal = rules::propose(op, &ctx).unwrap();
-    assert_eq!(proposal.targets, [tool], "{}", proposal.summary);
-    proposal
-}
+use common::given::{one_round, rules_on};
 
 #[test]
 fn a_tool_routed_by_a_switch_and_a_wrapper_is_anchored_with_both_routes_and_the_case_as_handler() {
@@ -72,13 +49,11 @@ fn the_rules_copy_of_a_tool_routed_twice_answers_as_the_tool() {
     let (status, reason, round) = one_round(&rt, &work, &backend);
     assert_eq!(status, RoundStatus::Committed, "{reason}");
     let round = round.unwrap();
-    let answers = round
-        .tests
-        .iter()
-        .filter(|t| t.tool == added[0])
-        .map(|t| format!("{:?}", t.verdict))
-        .collect::<Vec<_>>();
-    assert!(answers.iter().any(|v| v == "Passed"), "{answers:?}");
+    let checks: Vec<_> = round.tests.iter().filter(|t| t.tool == added[0]).collect();
+    assert!(
+        checks.iter().any(|t| t.verdict == Verdict::Passed),
+        "{checks:?}"
+    );
 }
 
 #[test]

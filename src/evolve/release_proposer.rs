@@ -281,13 +281,11 @@ impl ReleaseProposer {
                 }
             }
             if i == classes.len() {
-                let others = [Class::Tool, Class::Single, Class::Composite]
+                let others: Vec<Class> = [Class::Tool, Class::Single, Class::Composite]
                     .into_iter()
-                    .filter(|c| !unfit.contains(c));
-                let others: Vec<Class> = others.collect();
-                for _ in 0..owed {
-                    slots.extend(&others);
-                }
+                    .filter(|c| !unfit.contains(c))
+                    .collect();
+                slots.extend(others.repeat(owed));
             }
         }
         ask.ws.restore(&head)?;

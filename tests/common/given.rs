@@ -3,7 +3,8 @@
 
 use mcpevol::evolve::{self, Backend, EvolveOptions, RoundStatus};
 use mcpevol::hunks::Hunk;
-use mcpevol::mutate::Proposal;
+use mcpevol::mutate::{ConstraintKind, Context, Proposal, rules};
+use mcpevol::operators::Builtin;
 use mcpevol::validate::Effect;
 use mcpevol::version_record::{RoundRecord, read_round};
 use mcpevol::workspace::Workspace;
@@ -57,4 +58,28 @@ pub fn one_round(
     let record = (rounds[0].status == RoundStatus::Committed)
         .then(|| read_round(&ws, rounds[0].version).unwrap().unwrap());
     (rounds[0].status, reason, record)
+}
+
+/// The rules' `op` on `tool` of the workspace `work`, drawn with seed 1 (every other tool
+/// avoided).
+pub fn rules_on(work: &std::path::Path, op: Builtin, tool: &str) -> Proposal {
+    let inventory = mcpevol::anchor::anchor(work).unwrap();
+    let avoid: Vec<String> = inventory
+        .tools
+        .iter()
+        .map(|t| t.name.clone())
+        .filter(|n| n != tool)
+        .collect();
+    let ctx = Context {
+        root: work,
+        inventory: &inventory,
+        seed: 1,
+        avoid: &avoid,
+        answering: &[],
+        multiline: &[],
+        constraint: ConstraintKind::Bound,
+    };
+    let proposal = rules::propose(op, &ctx).unwrap();
+    assert_eq!(proposal.targets, [tool], "{}", proposal.summary);
+    proposal
 }
