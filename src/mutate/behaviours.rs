@@ -98,6 +98,30 @@ pub const NEW_PARAMS: &[NewParam] = &[
             param: param.into(),
         },
     },
+    // Pages through a long answer: added with `max_lines`, it runs first (see
+    // [`around_params`]), so that the two together give the lines after the skipped ones. It
+    // is not added to a tool that cuts its answers already (`rules::fresh_params`): wrapped
+    // around that cut, it would skip lines of the cut answer.
+    NewParam {
+        name: "offset",
+        ty: "integer",
+        descriptions: &[
+            "How many lines to skip at the start of each text part of the result, to read a long answer further on. Leave it out to start at the first line.",
+            "Lines left out at the start of each text part of the result. Without it, the answer starts at its first line.",
+            "Skip this many lines of each text part of the result before returning the rest. Leave it out to get every line.",
+        ],
+        tool_sentences: &[
+            "Set `offset` to skip that many lines at the start of each text part of the result.",
+            "`offset` leaves out that many lines at the start of each text part of the result.",
+            "With `offset`, the first lines of each text part of the result are skipped, that many of them.",
+        ],
+        after: reworks_text!("offset", "text.split(\"\\n\").slice(limit).join(\"\\n\")"),
+        after_py: reworks_text_py!("offset", "\"\\n\".join(text.split(\"\\n\")[limit:])"),
+        effect: |tool, param| Effect::SkipLines {
+            tool: tool.into(),
+            param: param.into(),
+        },
+    },
 ];
 
 /// [`around_params`] for a handler in Python (`python`) or JavaScript.
@@ -107,7 +131,7 @@ pub fn around_params_in(python: bool, params: &[&NewParam]) -> Around {
     }
     Around {
         before: String::new(),
-        after: params
+        after: in_order(params)
             .iter()
             .map(|p| p.after_py)
             .collect::<Vec<_>>()
@@ -116,15 +140,37 @@ pub fn around_params_in(python: bool, params: &[&NewParam]) -> Around {
 }
 
 /// Code that runs the after-steps of several new parameters in one wrapper, each in its own
-/// block so that their names do not clash.
+/// block so that their names do not clash; lines are skipped before any cut.
 pub fn around_params(params: &[&NewParam]) -> Around {
-    let after: Vec<String> = params
+    let after: Vec<String> = in_order(params)
         .iter()
         .map(|p| format!("{{\n{}\n}}", p.after))
         .collect();
     Around {
         before: String::new(),
         after: after.join("\n"),
+    }
+}
+
+/// `params` in the order their after-steps run: a skip of lines first, then the cuts.
+fn in_order<'a>(params: &[&'a NewParam]) -> Vec<&'a NewParam> {
+    let mut ordered = params.to_vec();
+    ordered.sort_by_key(|p| !p.skips());
+    ordered
+}
+
+impl NewParam {
+    /// Whether it leaves lines out rather than cutting the answer short.
+    pub fn skips(&self) -> bool {
+        matches!((self.effect)("", ""), Effect::SkipLines { .. })
+    }
+
+    /// Whether it reworks the answer by lines, which could not show on one-line answers.
+    pub fn by_lines(&self) -> bool {
+        matches!(
+            (self.effect)("", ""),
+            Effect::TruncateLines { .. } | Effect::SkipLines { .. }
+        )
     }
 }
 
@@ -226,5 +272,24 @@ impl Bound {
     /// Words for the round's summary: "maxLength 500".
     pub fn words(self) -> String {
         self.json().replace(':', "")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_skipped_before_any_cut_whatever_order_the_parameters_were_drawn_in() {
+        let by = |name: &str| NEW_PARAMS.iter().find(|p| p.name == name).unwrap();
+        let after = around_params(&[by("max_lines"), by("offset"), by("max_chars")]).after;
+        let skip = after.find("input.offset").unwrap();
+        assert!(skip < after.find("input.max_lines").unwrap(), "{after}");
+        assert!(skip < after.find("input.max_chars").unwrap(), "{after}");
+        let py = around_params_in(true, &[by("max_lines"), by("offset")]).after;
+        assert!(
+            py.find("\"offset\"").unwrap() < py.find("\"max_lines\"").unwrap(),
+            "{py}"
+        );
     }
 }

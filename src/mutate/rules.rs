@@ -377,9 +377,13 @@ fn constrainable(tool: &Tool) -> Result<(&ParamSite, Bound), &'static str> {
 
 /// The parameters with a real effect that the tool does not have yet.
 fn fresh_params(tool: &Tool) -> Vec<&'static NewParam> {
+    let cuts_already = NEW_PARAMS
+        .iter()
+        .any(|p| !p.skips() && tool.params.iter().any(|q| q.name == p.name));
     NEW_PARAMS
         .iter()
         .filter(|p| !tool.params.iter().any(|q| q.name == p.name))
+        .filter(|p| !(p.skips() && cuts_already))
         .collect()
 }
 
@@ -1023,7 +1027,7 @@ impl Draft<'_> {
         count: usize,
         presence: Presence,
     ) -> Result<String, MutateError> {
-        let chosen = self.new_params(tool, count);
+        let chosen = self.new_params(tool, count, presence);
         if chosen.is_empty() {
             return Err(MutateError::NothingToShow {
                 tool: tool.name.clone(),
@@ -1074,8 +1078,17 @@ impl Draft<'_> {
     }
 
     /// Up to `count` of the parameters the tool lacks, starting at one the seed picks.
-    fn new_params(&mut self, tool: &Tool, count: usize) -> Vec<&'static NewParam> {
-        let fresh = self.showable_params(tool);
+    fn new_params(
+        &mut self,
+        tool: &Tool,
+        count: usize,
+        presence: Presence,
+    ) -> Vec<&'static NewParam> {
+        // A required `offset` would skip lines of every call: no call could get the whole
+        // answer, and the reference calls the oracle makes with it at its maximum would be empty.
+        let fresh: Vec<&'static NewParam> = (self.showable_params(tool).into_iter())
+            .filter(|p| presence == Presence::Optional || !p.skips())
+            .collect();
         let start = self.rng.below(fresh.len().max(1));
         fresh
             .iter()
@@ -1091,10 +1104,7 @@ impl Draft<'_> {
     fn showable_params(&self, tool: &Tool) -> Vec<&'static NewParam> {
         fresh_params(tool)
             .into_iter()
-            .filter(|p| {
-                self.cuts_lines
-                    || !matches!((p.effect)(&tool.name, p.name), Effect::TruncateLines { .. })
-            })
+            .filter(|p| self.cuts_lines || !p.by_lines())
             .collect()
     }
 

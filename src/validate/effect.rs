@@ -12,6 +12,8 @@ pub enum Effect {
     TruncateChars { tool: String, param: String },
     /// With `param` set to n, each text part keeps its first n lines.
     TruncateLines { tool: String, param: String },
+    /// With `param` set to n, each text part leaves out its first n lines (a page further on).
+    SkipLines { tool: String, param: String },
     /// `tool` (new) answers as `source` did in the previous version on the same arguments,
     /// each text part cut to `max_chars` characters when set.
     Variant {
@@ -31,6 +33,7 @@ impl Effect {
         match self {
             Effect::TruncateChars { tool, .. }
             | Effect::TruncateLines { tool, .. }
+            | Effect::SkipLines { tool, .. }
             | Effect::Variant { tool, .. }
             | Effect::Enforced { tool, .. }
             | Effect::Successor { tool, .. } => tool,
@@ -42,8 +45,59 @@ impl Effect {
         match self {
             Effect::TruncateChars { param, .. }
             | Effect::TruncateLines { param, .. }
+            | Effect::SkipLines { param, .. }
             | Effect::Enforced { param, .. } => Some(param),
             Effect::Variant { .. } | Effect::Successor { .. } => None,
+        }
+    }
+
+    /// How the claim reworks each text part, where it is a cut by a number the call sets.
+    pub fn cut(&self) -> Option<Cut> {
+        match self {
+            Effect::TruncateChars { .. } => Some(Cut::Chars),
+            Effect::TruncateLines { .. } => Some(Cut::Lines),
+            Effect::SkipLines { .. } => Some(Cut::SkipLines),
+            _ => None,
+        }
+    }
+}
+
+/// A text part reworked by a number n a call sets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cut {
+    /// Its first n characters.
+    Chars,
+    /// Its first n lines.
+    Lines,
+    /// All but its first n lines.
+    SkipLines,
+}
+
+impl Cut {
+    /// The size n counts in: characters or lines.
+    pub fn measure(self, text: &str) -> usize {
+        match self {
+            Cut::Chars => text.chars().count(),
+            Cut::Lines | Cut::SkipLines => text.split('\n').count(),
+        }
+    }
+
+    /// `text` reworked with `n`.
+    pub fn apply(self, text: &str, n: usize) -> String {
+        match self {
+            Cut::Chars => first_chars(text, n),
+            Cut::Lines => first_lines(text, n),
+            Cut::SkipLines => text.split('\n').skip(n).collect::<Vec<_>>().join("\n"),
+        }
+    }
+
+    /// Whether an answer's part could be one reworked with `n`, where the reference answers
+    /// changed between calls and cannot be compared: a cut part is no longer than n; a part
+    /// with lines left out is any part.
+    pub fn fits(self, text: &str, n: usize) -> bool {
+        match self {
+            Cut::Chars | Cut::Lines => self.measure(text) <= n,
+            Cut::SkipLines => true,
         }
     }
 }
@@ -74,6 +128,8 @@ mod tests {
         assert_eq!(first_chars("héllo", 2), "hé");
         assert_eq!(first_lines("a\nb\nc", 2), "a\nb");
         assert_eq!(first_lines("a", 5), "a");
+        assert_eq!(Cut::SkipLines.apply("a\nb\nc", 2), "c");
+        assert_eq!(Cut::SkipLines.apply("a", 3), "");
     }
 
     #[test]

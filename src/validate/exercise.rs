@@ -308,26 +308,15 @@ impl Oracle<'_> {
         // Where no part of the previous answer is long enough to cut, a cut answer equals the
         // uncut one: that shows nothing.
         let mut cuttable = true;
-        let (value, check): (Value, Check) = match &claim {
-            Some(Effect::TruncateChars { .. }) => {
-                let limit = effect::revealing_limit(&seen.parts, |p| p.chars().count());
+        let cut = claim.as_ref().and_then(Effect::cut);
+        let (value, check): (Value, Check) = match (&claim, cut) {
+            (Some(effect), Some(cut)) => {
+                let limit = effect::revealing_limit(&seen.parts, |p| cut.measure(p));
                 cuttable = limit.is_some();
-                let n = limit.unwrap_or(1);
                 (
-                    n.into(),
+                    limit.unwrap_or(1).into(),
                     Check::Claim {
-                        effect: claim.clone().expect("matched"),
-                    },
-                )
-            }
-            Some(Effect::TruncateLines { .. }) => {
-                let limit = effect::revealing_limit(&seen.parts, |p| p.split('\n').count());
-                cuttable = limit.is_some();
-                let n = limit.unwrap_or(1);
-                (
-                    n.into(),
-                    Check::Claim {
-                        effect: claim.clone().expect("matched"),
+                        effect: effect.clone(),
                     },
                 )
             }
@@ -340,26 +329,15 @@ impl Oracle<'_> {
         };
         arguments.insert(param.to_string(), value.clone());
         let n = value.as_u64().unwrap_or(1) as usize;
-        let (outcome, mut judged) = match &claim {
-            Some(Effect::TruncateChars { .. }) => {
+        let (outcome, mut judged) = match cut {
+            Some(cut) => {
                 self.claimed(
                     tool,
                     &plain,
                     tool,
                     &arguments,
-                    |t| effect::first_chars(t, n),
-                    |t| t.chars().count() <= n,
-                )
-                .await
-            }
-            Some(Effect::TruncateLines { .. }) => {
-                self.claimed(
-                    tool,
-                    &plain,
-                    tool,
-                    &arguments,
-                    |t| effect::first_lines(t, n),
-                    |t| t.split('\n').count() <= n,
+                    |t| cut.apply(t, n),
+                    |t| cut.fits(t, n),
                 )
                 .await
             }
