@@ -11,6 +11,7 @@ mod attempt_error;
 mod backend;
 mod clock;
 mod culprit;
+mod drafting;
 mod generated;
 mod given_proposer;
 mod model;

@@ -14,6 +14,7 @@ use async_trait::async_trait;
 
 use super::clock::Step;
 use super::culprit::culprit;
+use super::drafting::{Drafting, drop_stranded, name_key, realised_so_far};
 use super::proposer::{Ask, GiveUp, Proposed, Proposer, Provenance};
 use super::served::{self, mark_opaque_params};
 use super::{AttemptError, EvolveError};
@@ -22,8 +23,8 @@ use crate::inventory::Inventory;
 use crate::mutate::{Context, Proposal, Rng, rules};
 use crate::operators::{self, OperatorId};
 use crate::release::plan::{self, Class, Recipe};
-use crate::release::{self, Label, Mix, ReleaseRecord};
-use crate::version_record::{self, Author, Rejection};
+use crate::release::{Label, Mix, ReleaseRecord};
+use crate::version_record::{Author, Rejection};
 use crate::workspace::VersionTag;
 
 /// Recipes tried for one tool of a release before the release goes without it: all of them.
@@ -32,11 +33,20 @@ use crate::workspace::VersionTag;
 /// are drawn first, and the one that fits was seldom among the first three.
 const RECIPES_PER_TOOL: usize = plan::RECIPES.len();
 
+/// Changes drafted in place of dropped ones, per version: each costs an attempt of the
+/// [`super::MAX_ATTEMPTS`], and a release that spent them all would not commit at all.
+const SUBSTITUTES: usize = 2;
+
 /// Proposes releases; the same seed gives the same releases.
 pub struct ReleaseProposer {
     mix: Arc<Mix>,
-    /// The changes of the release still in it, in the order they were drafted.
+    /// The changes of the release still in it, in the order they were drafted, and the class
+    /// of the slot each was drafted for.
     changes: Vec<Proposal>,
+    classes: Vec<Class>,
+    /// The drafting of the release being tried, kept for the changes drafted in place of
+    /// dropped ones: what it touched, its draws and its events.
+    drafting: Option<Drafting>,
     /// Why the last set was rejected, until the next proposal acts on it.
     rejection: Option<String>,
     /// Releases drafted this round: each draws its own seed.
@@ -53,10 +63,10 @@ pub struct ReleaseProposer {
 }
 
 impl ReleaseProposer {
-    /// Whether changes of operator `id` were dropped twice from the version being made.
-    fn dropped_twice(&self, ask: &Ask<'_>, id: &str) -> bool {
+    /// Whether changes of operator `id` were dropped `times` times from the version being made.
+    fn dropped(&self, ask: &Ask<'_>, id: &str, times: usize) -> bool {
         self.dropped.0 == Some(ask.version)
-            && self.dropped.1.iter().filter(|o| o.as_str() == id).count() >= 2
+            && self.dropped.1.iter().filter(|o| o.as_str() == id).count() >= times
     }
 
     /// Releases drawn by the rules for `mix`.
@@ -64,6 +74,8 @@ impl ReleaseProposer {
         ReleaseProposer {
             mix,
             changes: Vec::new(),
+            classes: Vec::new(),
+            drafting: None,
             rejection: None,
             drafted: 0,
             given: None,
@@ -123,23 +135,30 @@ impl Proposer for ReleaseProposer {
         {
             let k = culprit(&self.changes, &why);
             let dropped = self.changes.remove(k);
+            let class = self.classes.remove(k);
             if self.dropped.0 != Some(ask.version) {
                 self.dropped = (Some(ask.version), Vec::new());
             }
             self.dropped.1.push(dropped.operator.clone());
+            drop_stranded(ask, &mut self.changes, &mut self.classes, rejected);
+            let instead = self.substitute(ask, class)?;
             if let Some(last) = rejected.last_mut() {
                 last.operator = Some(dropped.operator.clone());
                 last.targets = dropped.targets.clone();
                 last.hunks = dropped.hunks.clone();
                 last.reason = format!("dropped from the release: {}", last.reason);
+                if let Some(instead) = instead {
+                    last.reason
+                        .push_str(&format!("; drafted in its place: {instead}"));
+                }
             }
-            self.drop_stranded(ask, rejected);
             if !self.changes.is_empty() {
                 return Ok(Proposed::Changes(self.changes.clone()));
             }
         }
         if let Some(given) = self.given.take() {
             self.record = Some(self.record(&[], given.len()));
+            self.classes = vec![Class::Single; given.len()];
             self.changes = given;
             return Ok(Proposed::Changes(self.changes.clone()));
         }
@@ -147,7 +166,10 @@ impl Proposer for ReleaseProposer {
             return Ok(Proposed::GiveUp(GiveUp::quietly()));
         }
         self.drafted += 1;
-        let (planned, changes) = self.draft(ask).await?;
+        let (planned, at) = self.draft(ask).await?;
+        let changes = at.changes.clone();
+        self.classes = at.classes.clone();
+        self.drafting = Some(at);
         if changes.is_empty() {
             return Ok(Proposed::GiveUp(GiveUp::because(format!(
                 "no change of the release could be drafted on {} (tried {} tools)",
@@ -173,38 +195,55 @@ impl Proposer for ReleaseProposer {
 }
 
 impl ReleaseProposer {
-    /// Drops the changes whose edits no longer apply without the dropped ones (drafted over
-    /// them: a parameter's description over its new bound), each recorded as dropped, so that
-    /// no attempt is spent on edits that cannot apply.
-    fn drop_stranded(&mut self, ask: &Ask<'_>, rejected: &mut Vec<Rejection>) {
-        let Ok(scope) = crate::confine::Scope::of_workspace(ask.root) else {
-            return;
-        };
-        let mut kept: Vec<Proposal> = Vec::new();
-        for change in std::mem::take(&mut self.changes) {
-            let hunks: Vec<crate::hunks::Hunk> = kept
-                .iter()
-                .chain([&change])
-                .flat_map(|p| p.hunks.clone())
-                .collect();
-            match crate::hunks::apply_in_memory(ask.root, &scope, &hunks) {
-                Ok(_) => kept.push(change),
-                Err(e) => {
-                    let error = AttemptError::from(e);
-                    let mut r = error.rejection(
-                        Some(change.operator.clone()),
-                        change.targets.clone(),
-                        change.hunks.clone(),
-                    );
-                    r.reason = format!(
-                        "dropped from the release: its edits were drafted over a dropped change: {}",
-                        r.reason
-                    );
-                    rejected.push(r);
-                }
-            }
+    /// A change drafted in place of a dropped one of `class`, on a tool the release has not
+    /// touched, over the changes still in it; its summary, or None where none fits, the
+    /// version has had [`SUBSTITUTES`] already, or the attempts left could not drop every
+    /// change but one and still try that one. Without it, each dropped change left its tool
+    /// out: on all of servers-npm 186 changes were dropped, and 28 releases that touched one
+    /// or two tools would have touched three.
+    fn substitute(&mut self, ask: &Ask<'_>, class: Class) -> Result<Option<String>, EvolveError> {
+        let drops = self.dropped.1.len();
+        let worst = drops + self.changes.len() + 1;
+        if self.outside || drops > SUBSTITUTES || worst > ask.max_attempts as usize {
+            return Ok(None);
         }
-        self.changes = kept;
+        let Some(mut at) = self.drafting.take() else {
+            return Ok(None);
+        };
+        let head = ask.ws.head()?;
+        let hunks: Vec<crate::hunks::Hunk> =
+            self.changes.iter().flat_map(|p| p.hunks.clone()).collect();
+        let before = self.changes.len();
+        at.changes = self.changes.clone();
+        at.classes = self.classes.clone();
+        at.tally.ahead = 0;
+        at.substituting = true;
+        // The dropped change's class first, then the others.
+        let others = [Class::Tool, Class::Single, Class::Composite];
+        let mut order = std::iter::once(class).chain(others.into_iter().filter(|c| *c != class));
+        let made = match crate::hunks::apply(ask.root, &hunks) {
+            Ok(_) => order.try_fold(false, |made, c| match made {
+                true => Ok(true),
+                false => self.fill(ask, c, &mut at),
+            }),
+            Err(_) => Ok(false),
+        };
+        ask.ws.restore(&head)?;
+        let made = made?;
+        let new: Vec<Proposal> = at.changes[before.min(at.changes.len())..].to_vec();
+        let classes = at.classes[before.min(at.classes.len())..].to_vec();
+        at.substituting = false;
+        self.drafting = Some(at);
+        if !made || new.is_empty() {
+            return Ok(None);
+        }
+        let summary = (new.iter())
+            .map(|p| p.summary.clone())
+            .collect::<Vec<_>>()
+            .join("; ");
+        self.classes.extend(classes);
+        self.changes.extend(new);
+        Ok(Some(summary))
     }
 
     /// The generator of this try's draws. The server's own name goes into it: with the seed
@@ -242,7 +281,7 @@ impl ReleaseProposer {
     /// are drafted: left empty, 8 servers over 3 seeds touched a median of 2 tools per release
     /// where 3 were drawn (a release that may not make P18 takes no description beside an
     /// addition, and a small server's tools fit few recipes).
-    async fn draft(&self, ask: &Ask<'_>) -> Result<(Vec<Class>, Vec<Proposal>), EvolveError> {
+    async fn draft(&self, ask: &Ask<'_>) -> Result<(Vec<Class>, Drafting), EvolveError> {
         let head = ask.ws.head()?;
         let mut rng = self.rng(ask);
         let mut tally = realised_so_far(ask)?;
@@ -257,6 +296,8 @@ impl ReleaseProposer {
             pairs,
             touched: Vec::new(),
             changes: Vec::new(),
+            classes: Vec::new(),
+            substituting: false,
             adds: false,
             describes: false,
         };
@@ -289,7 +330,7 @@ impl ReleaseProposer {
             }
         }
         ask.ws.restore(&head)?;
-        Ok((classes, at.changes))
+        Ok((classes, at))
     }
 
     /// One tool of `class` drafted into the release: recipes drawn for the run so far until
@@ -297,9 +338,13 @@ impl ReleaseProposer {
     fn fill(&self, ask: &Ask<'_>, class: Class, at: &mut Drafting) -> Result<bool, EvolveError> {
         let mut skip: Vec<Recipe> = Vec::new();
         let (pairs, adds, describes) = (at.pairs, at.adds, at.describes);
+        // An operator dropped twice is not drafted again for the version; in place of a dropped
+        // change, none that was dropped at all (on a server whose name guard refuses every
+        // copy, a copy drafted in a dropped copy's place is dropped in turn).
+        let times = if at.substituting { 1 } else { 2 };
         let allowed = |r: &Recipe| {
             (pairs || !((adds || r.adds()) && (describes || r.describes())))
-                && !r.operators.iter().any(|o| self.dropped_twice(ask, o))
+                && !r.operators.iter().any(|o| self.dropped(ask, o, times))
         };
         while skip.len() < RECIPES_PER_TOOL {
             let spare = !at.changes.is_empty();
@@ -335,6 +380,7 @@ impl ReleaseProposer {
             if at.adds && at.describes && !paired {
                 at.tally.add(Label::p(18));
             }
+            at.classes.extend(std::iter::repeat_n(class, made.len()));
             at.changes.extend(made);
             return Ok(true);
         }
@@ -415,52 +461,4 @@ impl ReleaseProposer {
         }
         Ok(made)
     }
-}
-
-/// A release being drafted: the run's events with its changes so far, its draws, and what it
-/// has made.
-struct Drafting {
-    tally: plan::Tally,
-    rng: Rng,
-    /// Whether the release may make P18 (an addition beside another tool's new description).
-    pairs: bool,
-    touched: Vec<String>,
-    changes: Vec<Proposal>,
-    adds: bool,
-    describes: bool,
-}
-
-/// A number from the name the server gives itself (FNV-1a), 0 where it gives none.
-fn name_key(server: &serde_json::Value) -> u64 {
-    match server["name"].as_str() {
-        Some(name) if !name.is_empty() => name.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-        }),
-        _ => 0,
-    }
-}
-
-/// The events and changed tools of the versions before the one being made, counted as
-/// releases are.
-fn realised_so_far(ask: &Ask<'_>) -> Result<plan::Tally, EvolveError> {
-    let mut tally = plan::Tally::default();
-    for v in ask.ws.versions()? {
-        if v.tag == VersionTag::ORIGINAL || v.tag >= ask.version {
-            continue;
-        }
-        if let Some(record) = version_record::read_round(ask.ws, v.tag)? {
-            let events = release::classify(&record.schema_changes);
-            for e in events.events {
-                tally.add(e);
-            }
-            tally.changed += events.changed;
-            tally.composite += events.composite;
-            if let Some(release) = &record.release {
-                tally.releases += 1;
-                tally.planned += release.planned_tools;
-                tally.touched += events.touched;
-            }
-        }
-    }
-    Ok(tally)
 }

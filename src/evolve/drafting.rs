@@ -1,0 +1,109 @@
+//! What a release being drafted holds (its draws, the tools it touched, its changes and their
+//! classes), and the events of the run's earlier versions that its draws answer to.
+
+use super::proposer::Ask;
+use super::{AttemptError, EvolveError};
+use crate::mutate::{Proposal, Rng};
+use crate::release::{
+    self,
+    plan::{self, Class},
+};
+use crate::version_record::{self, Rejection};
+use crate::workspace::VersionTag;
+
+/// A release being drafted: the run's events with its changes so far, its draws, and what it
+/// has made.
+pub(super) struct Drafting {
+    pub(super) tally: plan::Tally,
+    pub(super) rng: Rng,
+    /// Whether the release may make P18 (an addition beside another tool's new description).
+    pub(super) pairs: bool,
+    pub(super) touched: Vec<String>,
+    pub(super) changes: Vec<Proposal>,
+    /// The class of the slot each change was drafted for.
+    pub(super) classes: Vec<Class>,
+    /// Whether the change being drafted stands in for a dropped one.
+    pub(super) substituting: bool,
+    pub(super) adds: bool,
+    pub(super) describes: bool,
+}
+
+/// A number from the name the server gives itself (FNV-1a), 0 where it gives none.
+pub(super) fn name_key(server: &serde_json::Value) -> u64 {
+    match server["name"].as_str() {
+        Some(name) if !name.is_empty() => name.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        }),
+        _ => 0,
+    }
+}
+
+/// The events and changed tools of the versions before the one being made, counted as
+/// releases are.
+pub(super) fn realised_so_far(ask: &Ask<'_>) -> Result<plan::Tally, EvolveError> {
+    let mut tally = plan::Tally::default();
+    for v in ask.ws.versions()? {
+        if v.tag == VersionTag::ORIGINAL || v.tag >= ask.version {
+            continue;
+        }
+        if let Some(record) = version_record::read_round(ask.ws, v.tag)? {
+            let events = release::classify(&record.schema_changes);
+            for e in events.events {
+                tally.add(e);
+            }
+            tally.changed += events.changed;
+            tally.composite += events.composite;
+            if let Some(release) = &record.release {
+                tally.releases += 1;
+                tally.planned += release.planned_tools;
+                tally.touched += events.touched;
+            }
+        }
+    }
+    Ok(tally)
+}
+
+/// Drops the changes whose edits no longer apply without the dropped ones (drafted over
+/// them: a parameter's description over its new bound), each recorded as dropped, so that
+/// no attempt is spent on edits that cannot apply.
+pub(super) fn drop_stranded(
+    ask: &Ask<'_>,
+    changes: &mut Vec<Proposal>,
+    classes: &mut Vec<Class>,
+    rejected: &mut Vec<Rejection>,
+) {
+    let Ok(scope) = crate::confine::Scope::of_workspace(ask.root) else {
+        return;
+    };
+    let mut kept: Vec<Proposal> = Vec::new();
+    let mut kept_classes: Vec<Class> = Vec::new();
+    let drafted = std::mem::take(changes);
+    for (change, class) in drafted.into_iter().zip(std::mem::take(classes)) {
+        let hunks: Vec<crate::hunks::Hunk> = kept
+            .iter()
+            .chain([&change])
+            .flat_map(|p| p.hunks.clone())
+            .collect();
+        match crate::hunks::apply_in_memory(ask.root, &scope, &hunks) {
+            Ok(_) => {
+                kept.push(change);
+                kept_classes.push(class);
+            }
+            Err(e) => {
+                let error = AttemptError::from(e);
+                let mut r = error.rejection(
+                    Some(change.operator.clone()),
+                    change.targets.clone(),
+                    change.hunks.clone(),
+                );
+                r.reason = format!(
+                    "dropped from the release: its edits were drafted over a dropped change: {}",
+                    r.reason
+                );
+                rejected.push(r);
+            }
+        }
+    }
+    *changes = kept;
+    *classes = kept_classes;
+}
