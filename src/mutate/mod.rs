@@ -6,6 +6,7 @@
 pub mod behaviours;
 mod defaults;
 pub mod docstring;
+mod loosen;
 pub mod prose;
 pub mod python;
 pub mod reply;
@@ -90,6 +91,8 @@ pub enum ConstraintKind {
     Redefault,
     /// A new required parameter the handler uses, which a zod shape then demands (P10).
     NewRequired,
+    /// An upper bound of a parameter's own raised (P8, looser).
+    Loosen,
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -13,8 +13,8 @@ use super::prose::{self, Note};
 use super::python::{self, is_python};
 use super::splice::{Edits, append_entry, indent_at, item_range, js_string, statement_range};
 use super::{
-    ConstraintKind, Context, MutateError, Presence, Proposal, Rng, defaults, retext, unroute,
-    words, wrap,
+    ConstraintKind, Context, MutateError, Presence, Proposal, Rng, defaults, loosen, retext,
+    unroute, words, wrap,
 };
 use crate::inventory::{DescriptionForm, DescriptionSite, ParamSite, RouteKind, Span, Tool};
 use crate::operators::Builtin::{self, *};
@@ -111,6 +111,9 @@ pub fn applies_as(
         }
         ConstraintMutation if kind == ConstraintKind::Promotion => {
             defaults::promotable(tool).map(|_| ())
+        }
+        ConstraintMutation if kind == ConstraintKind::Loosen => {
+            loosen::loosenable(tool).map(|_| ())
         }
         ConstraintMutation if kind == ConstraintKind::Redefault => {
             match defaults::json_declarable(tool) {
@@ -534,6 +537,15 @@ impl Draft<'_> {
                 let added = self.add_params(tool, 1, Presence::Required)?;
                 format!(
                     "Constraint Mutation: `{name}` requires a new parameter {added}; calls without it are refused"
+                )
+            }
+            ConstraintMutation if self.constraint == ConstraintKind::Loosen => {
+                let (site, l) = loosen::loosenable(tool).expect("applies() checked");
+                let json = tool.sites.schema.as_ref().is_some_and(|s| s.json);
+                loosen::loosen(&mut self.e, self.root, site, json, l)?;
+                format!(
+                    "Constraint Mutation: `{name}`.`{}` allows up to {} now (was {})",
+                    site.name, l.new, l.old
                 )
             }
             ConstraintMutation if self.constraint == ConstraintKind::Redefault => {

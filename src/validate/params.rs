@@ -23,8 +23,14 @@ impl Oracle<'_> {
                 .unwrap_or_default()
         };
         let (new, old) = (prop(self.change.current), prop(self.change.previous));
+        // A looser bound (or a new enum value) is shown by a value the old schema refused and
+        // the new one allows; any valid value shows nothing of it.
+        let looser = bounds::outside(&old, &new, param);
         let mut inside = seen.arguments.clone();
-        inside.insert(param.into(), args::value_for(&new, param));
+        let value = looser
+            .clone()
+            .unwrap_or_else(|| args::value_for(&new, param));
+        inside.insert(param.into(), value);
         let accepted = self.call(tool, &inside).await;
         let judged = match hard_failure(&accepted, tool, self.unknown_for(&seen)) {
             Some(f) => f,
@@ -39,10 +45,20 @@ impl Oracle<'_> {
                 ))
             }
             None if judge::is_protocol_error(accepted.status) => Judged::failed(format!(
-                "a value inside the bound was refused: {}",
+                "a value inside the bound{} was refused: {}",
+                if looser.is_some() {
+                    ", beyond the old one,"
+                } else {
+                    ""
+                },
                 quote(&accepted.text)
             )),
             None if accepted.status == CallStatus::Ok => Judged::passed(None),
+            // The schema allows it now, the handler still does not.
+            None if looser.is_some() && seen.status == CallStatus::Ok => Judged::failed(format!(
+                "a value the looser bound allows, beyond the old one, was refused by the tool: {}",
+                quote(&accepted.text)
+            )),
             None => Judged::unverifiable(format!(
                 "the tool answered an error for this value: {}",
                 quote(&accepted.text)

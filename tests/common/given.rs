@@ -63,6 +63,16 @@ pub fn one_round(
 /// The rules' `op` on `tool` of the workspace `work`, drawn with seed 1 (every other tool
 /// avoided).
 pub fn rules_on(work: &std::path::Path, op: Builtin, tool: &str) -> Proposal {
+    rules_on_as(work, op, tool, ConstraintKind::Bound)
+}
+
+/// [`rules_on`] with Constraint Mutation making `kind`.
+pub fn rules_on_as(
+    work: &std::path::Path,
+    op: Builtin,
+    tool: &str,
+    kind: ConstraintKind,
+) -> Proposal {
     let inventory = mcpevol::anchor::anchor(work).unwrap();
     let avoid: Vec<String> = inventory
         .tools
@@ -77,7 +87,7 @@ pub fn rules_on(work: &std::path::Path, op: Builtin, tool: &str) -> Proposal {
         avoid: &avoid,
         answering: &[],
         multiline: &[],
-        constraint: ConstraintKind::Bound,
+        constraint: kind,
     };
     let proposal = rules::propose(op, &ctx).unwrap();
     assert_eq!(proposal.targets, [tool], "{}", proposal.summary);
