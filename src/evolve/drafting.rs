@@ -5,7 +5,7 @@ use super::proposer::Ask;
 use super::{AttemptError, EvolveError};
 use crate::mutate::{Proposal, Rng};
 use crate::release::{
-    self,
+    self, Label,
     plan::{self, Class},
 };
 use crate::version_record::{self, Rejection};
@@ -20,12 +20,22 @@ pub(super) struct Drafting {
     pub(super) pairs: bool,
     pub(super) touched: Vec<String>,
     pub(super) changes: Vec<Proposal>,
-    /// The class of the slot each change was drafted for.
-    pub(super) classes: Vec<Class>,
+    /// What each change was drafted for.
+    pub(super) slots: Vec<Slot>,
     /// Whether the change being drafted stands in for a dropped one.
     pub(super) substituting: bool,
     pub(super) adds: bool,
     pub(super) describes: bool,
+}
+
+/// What a change of a release was drafted for: its slot's class, and the events counted for
+/// it when it was drafted (on the first change of a recipe), taken back if it is dropped. Left
+/// counted, a dropped addition made P2 look met, and the change drafted in its place was a
+/// removal: P17 came out at twice its target.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Slot {
+    pub(super) class: Class,
+    pub(super) counted: Vec<Label>,
 }
 
 /// A number from the name the server gives itself (FNV-1a), 0 where it gives none.
@@ -65,20 +75,21 @@ pub(super) fn realised_so_far(ask: &Ask<'_>) -> Result<plan::Tally, EvolveError>
 
 /// Drops the changes whose edits no longer apply without the dropped ones (drafted over
 /// them: a parameter's description over its new bound), each recorded as dropped, so that
-/// no attempt is spent on edits that cannot apply.
+/// no attempt is spent on edits that cannot apply; returns what they were drafted for.
 pub(super) fn drop_stranded(
     ask: &Ask<'_>,
     changes: &mut Vec<Proposal>,
-    classes: &mut Vec<Class>,
+    slots: &mut Vec<Slot>,
     rejected: &mut Vec<Rejection>,
-) {
+) -> Vec<Slot> {
     let Ok(scope) = crate::confine::Scope::of_workspace(ask.root) else {
-        return;
+        return Vec::new();
     };
     let mut kept: Vec<Proposal> = Vec::new();
-    let mut kept_classes: Vec<Class> = Vec::new();
+    let mut kept_slots: Vec<Slot> = Vec::new();
+    let mut stranded: Vec<Slot> = Vec::new();
     let drafted = std::mem::take(changes);
-    for (change, class) in drafted.into_iter().zip(std::mem::take(classes)) {
+    for (change, slot) in drafted.into_iter().zip(std::mem::take(slots)) {
         let hunks: Vec<crate::hunks::Hunk> = kept
             .iter()
             .chain([&change])
@@ -87,7 +98,7 @@ pub(super) fn drop_stranded(
         match crate::hunks::apply_in_memory(ask.root, &scope, &hunks) {
             Ok(_) => {
                 kept.push(change);
-                kept_classes.push(class);
+                kept_slots.push(slot);
             }
             Err(e) => {
                 let error = AttemptError::from(e);
@@ -101,9 +112,11 @@ pub(super) fn drop_stranded(
                     r.reason
                 );
                 rejected.push(r);
+                stranded.push(slot);
             }
         }
     }
     *changes = kept;
-    *classes = kept_classes;
+    *slots = kept_slots;
+    stranded
 }

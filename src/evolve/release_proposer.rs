@@ -14,7 +14,7 @@ use async_trait::async_trait;
 
 use super::clock::Step;
 use super::culprit::culprit;
-use super::drafting::{Drafting, drop_stranded, name_key, realised_so_far};
+use super::drafting::{Drafting, Slot, drop_stranded, name_key, realised_so_far};
 use super::proposer::{Ask, GiveUp, Proposed, Proposer, Provenance};
 use super::served::{self, mark_opaque_params};
 use super::{AttemptError, EvolveError};
@@ -40,10 +40,10 @@ const SUBSTITUTES: usize = 2;
 /// Proposes releases; the same seed gives the same releases.
 pub struct ReleaseProposer {
     mix: Arc<Mix>,
-    /// The changes of the release still in it, in the order they were drafted, and the class
-    /// of the slot each was drafted for.
+    /// The changes of the release still in it, in the order they were drafted, and what each
+    /// was drafted for.
     changes: Vec<Proposal>,
-    classes: Vec<Class>,
+    slots: Vec<Slot>,
     /// The drafting of the release being tried, kept for the changes drafted in place of
     /// dropped ones: what it touched, its draws and its events.
     drafting: Option<Drafting>,
@@ -74,7 +74,7 @@ impl ReleaseProposer {
         ReleaseProposer {
             mix,
             changes: Vec::new(),
-            classes: Vec::new(),
+            slots: Vec::new(),
             drafting: None,
             rejection: None,
             drafted: 0,
@@ -135,13 +135,18 @@ impl Proposer for ReleaseProposer {
         {
             let k = culprit(&self.changes, &why);
             let dropped = self.changes.remove(k);
-            let class = self.classes.remove(k);
+            let mut gone = vec![self.slots.remove(k)];
             if self.dropped.0 != Some(ask.version) {
                 self.dropped = (Some(ask.version), Vec::new());
             }
             self.dropped.1.push(dropped.operator.clone());
-            drop_stranded(ask, &mut self.changes, &mut self.classes, rejected);
-            let instead = self.substitute(ask, class)?;
+            gone.extend(drop_stranded(
+                ask,
+                &mut self.changes,
+                &mut self.slots,
+                rejected,
+            ));
+            let instead = self.substitute(ask, &gone)?;
             if let Some(last) = rejected.last_mut() {
                 last.operator = Some(dropped.operator.clone());
                 last.targets = dropped.targets.clone();
@@ -158,7 +163,13 @@ impl Proposer for ReleaseProposer {
         }
         if let Some(given) = self.given.take() {
             self.record = Some(self.record(&[], given.len()));
-            self.classes = vec![Class::Single; given.len()];
+            self.slots = vec![
+                Slot {
+                    class: Class::Single,
+                    counted: Vec::new()
+                };
+                given.len()
+            ];
             self.changes = given;
             return Ok(Proposed::Changes(self.changes.clone()));
         }
@@ -168,7 +179,7 @@ impl Proposer for ReleaseProposer {
         self.drafted += 1;
         let (planned, at) = self.draft(ask).await?;
         let changes = at.changes.clone();
-        self.classes = at.classes.clone();
+        self.slots = at.slots.clone();
         self.drafting = Some(at);
         if changes.is_empty() {
             return Ok(Proposed::GiveUp(GiveUp::because(format!(
@@ -195,13 +206,14 @@ impl Proposer for ReleaseProposer {
 }
 
 impl ReleaseProposer {
-    /// A change drafted in place of a dropped one of `class`, on a tool the release has not
-    /// touched, over the changes still in it; its summary, or None where none fits, the
+    /// A change drafted in place of the dropped ones (`gone`, whose events are taken back; the
+    /// first one's class is tried first), on a tool the release has not touched, over the
+    /// changes still in it; its summary, or None where none fits, the
     /// version has had [`SUBSTITUTES`] already, or the attempts left could not drop every
     /// change but one and still try that one. Without it, each dropped change left its tool
     /// out: on all of servers-npm 186 changes were dropped, and 28 releases that touched one
     /// or two tools would have touched three.
-    fn substitute(&mut self, ask: &Ask<'_>, class: Class) -> Result<Option<String>, EvolveError> {
+    fn substitute(&mut self, ask: &Ask<'_>, gone: &[Slot]) -> Result<Option<String>, EvolveError> {
         let drops = self.dropped.1.len();
         let worst = drops + self.changes.len() + 1;
         if self.outside || drops > SUBSTITUTES || worst > ask.max_attempts as usize {
@@ -210,12 +222,16 @@ impl ReleaseProposer {
         let Some(mut at) = self.drafting.take() else {
             return Ok(None);
         };
+        for l in gone.iter().flat_map(|s| &s.counted) {
+            at.tally.take(*l);
+        }
+        let class = gone.first().map_or(Class::Single, |s| s.class);
         let head = ask.ws.head()?;
         let hunks: Vec<crate::hunks::Hunk> =
             self.changes.iter().flat_map(|p| p.hunks.clone()).collect();
         let before = self.changes.len();
         at.changes = self.changes.clone();
-        at.classes = self.classes.clone();
+        at.slots = self.slots.clone();
         at.tally.ahead = 0;
         at.substituting = true;
         // The dropped change's class first, then the others.
@@ -231,7 +247,7 @@ impl ReleaseProposer {
         ask.ws.restore(&head)?;
         let made = made?;
         let new: Vec<Proposal> = at.changes[before.min(at.changes.len())..].to_vec();
-        let classes = at.classes[before.min(at.classes.len())..].to_vec();
+        let slots = at.slots[before.min(at.slots.len())..].to_vec();
         at.substituting = false;
         self.drafting = Some(at);
         if !made || new.is_empty() {
@@ -241,7 +257,7 @@ impl ReleaseProposer {
             .map(|p| p.summary.clone())
             .collect::<Vec<_>>()
             .join("; ");
-        self.classes.extend(classes);
+        self.slots.extend(slots);
         self.changes.extend(new);
         Ok(Some(summary))
     }
@@ -296,7 +312,7 @@ impl ReleaseProposer {
             pairs,
             touched: Vec::new(),
             changes: Vec::new(),
-            classes: Vec::new(),
+            slots: Vec::new(),
             substituting: false,
             adds: false,
             describes: false,
@@ -371,16 +387,21 @@ impl ReleaseProposer {
             } else {
                 recipe.aims
             };
-            for l in aims.iter().chain(recipe.also) {
-                at.tally.add(*l);
-            }
+            let mut counted: Vec<Label> = aims.iter().chain(recipe.also).copied().collect();
             let paired = at.adds && at.describes;
             at.adds |= recipe.adds();
             at.describes |= recipe.describes();
             if at.adds && at.describes && !paired {
-                at.tally.add(Label::p(18));
+                counted.push(Label::p(18));
             }
-            at.classes.extend(std::iter::repeat_n(class, made.len()));
+            for l in &counted {
+                at.tally.add(*l);
+            }
+            // The recipe's events go with its first change: dropped, it takes them back.
+            at.slots.extend((0..made.len()).map(|i| Slot {
+                class,
+                counted: if i == 0 { counted.clone() } else { Vec::new() },
+            }));
             at.changes.extend(made);
             return Ok(true);
         }

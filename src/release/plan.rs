@@ -208,6 +208,13 @@ impl Tally {
         *self.counts.entry(l).or_default() += 1;
     }
 
+    /// Takes back an event counted for a change that was dropped.
+    pub fn take(&mut self, l: Label) {
+        if let Some(n) = self.counts.get_mut(&l) {
+            *n = n.saturating_sub(1);
+        }
+    }
+
     fn have(&self, l: Label) -> f64 {
         *self.counts.get(&l).unwrap_or(&0) as f64
     }

@@ -179,3 +179,17 @@ fn a_run_whose_releases_touched_fewer_tools_than_planned_plans_more() {
     // Touching more than planned (an addition beside its original's description) plans none.
     assert_eq!(extra_tools(&run(2, 4, 9)), 0);
 }
+
+#[test]
+fn an_event_taken_back_for_a_dropped_change_is_counted_no_more_and_never_below_none() {
+    let mut tally = Tally::default();
+    tally.add(Label::p(2));
+    tally.add(Label::p(2));
+    tally.take(Label::p(2));
+    assert_eq!(tally.counts.get(&Label::p(2)), Some(&1));
+    tally.take(Label::p(17));
+    tally.take(Label::p(2));
+    tally.take(Label::p(2));
+    assert_eq!(tally.counts.get(&Label::p(2)), Some(&0));
+    assert_eq!(tally.counts.get(&Label::p(17)), None);
+}
