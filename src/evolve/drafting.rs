@@ -1,5 +1,5 @@
-//! What a release being drafted holds (its draws, the tools it touched, its changes and their
-//! classes), and the events of the run's earlier versions that its draws answer to.
+//! What a release being drafted holds (its draws, the tools it touched, its changes and what
+//! each was drafted for), and the events of the run's earlier versions that its draws answer to.
 
 use super::proposer::Ask;
 use super::{AttemptError, EvolveError};
