@@ -208,9 +208,9 @@ impl Proposer for ReleaseProposer {
 impl ReleaseProposer {
     /// A change drafted in place of the dropped ones (`gone`, whose events are taken back; the
     /// first one's class is tried first), on a tool the release has not touched, over the
-    /// changes still in it; its summary, or None where none fits, the
-    /// version has had [`SUBSTITUTES`] already, or the attempts left could not drop every
-    /// change but one and still try that one. Without it, each dropped change left its tool
+    /// changes still in it; its summary, or None where none fits, the version has had
+    /// [`SUBSTITUTES`] already, or the attempts left could not drop every change but one and
+    /// still try that one. Without it, each dropped change left its tool
     /// out: on all of servers-npm 186 changes were dropped, and 28 releases that touched one
     /// or two tools would have touched three.
     fn substitute(&mut self, ask: &Ask<'_>, gone: &[Slot]) -> Result<Option<String>, EvolveError> {
@@ -237,7 +237,7 @@ impl ReleaseProposer {
         // The dropped change's class first, then the others.
         let others = [Class::Tool, Class::Single, Class::Composite];
         let mut order = std::iter::once(class).chain(others.into_iter().filter(|c| *c != class));
-        let made = match crate::hunks::apply(ask.root, &hunks) {
+        let filled = match crate::hunks::apply(ask.root, &hunks) {
             Ok(_) => order.try_fold(false, |made, c| match made {
                 true => Ok(true),
                 false => self.fill(ask, c, &mut at),
@@ -245,12 +245,13 @@ impl ReleaseProposer {
             Err(_) => Ok(false),
         };
         ask.ws.restore(&head)?;
-        let made = made?;
-        let new: Vec<Proposal> = at.changes[before.min(at.changes.len())..].to_vec();
-        let slots = at.slots[before.min(at.slots.len())..].to_vec();
+        filled?;
+        // What `fill` made, if anything, follows the changes it was given.
+        let new = at.changes.split_off(before);
+        let slots = at.slots.split_off(before);
         at.substituting = false;
         self.drafting = Some(at);
-        if !made || new.is_empty() {
+        if new.is_empty() {
             return Ok(None);
         }
         let summary = (new.iter())
