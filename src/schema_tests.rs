@@ -458,3 +458,28 @@ fn kind_names_in_messages_match_their_serialized_names() {
 fn names(patterns: &[Pattern]) -> Vec<&'static str> {
     patterns.iter().map(|p| p.as_str()).collect()
 }
+
+#[test]
+fn a_renamed_tool_among_added_tools_of_the_same_schema_is_paired_by_its_name_words() {
+    let bare = |name: &str| json!({"name": name, "description": "d", "inputSchema": {"type": "object", "properties": {}}});
+    let before = [bare("get-system-info"), bare("poll-system-stats")];
+    let after = [
+        bare("get-system-info-v2"),
+        bare("poll-system-stats"),
+        bare("poll-system-stats-compat"),
+    ];
+    let changes = diff(&before, &after);
+    let kinds: Vec<_> = changes.iter().map(|c| (c.kind, c.tool.as_str())).collect();
+    assert_eq!(
+        kinds,
+        [
+            (ChangeKind::ToolRenamed, "get-system-info"),
+            (ChangeKind::ToolAdded, "poll-system-stats-compat")
+        ]
+    );
+    // Two removed tools that share as many words with the one added: a guess, not a pair.
+    let before = [bare("list_a"), bare("list_b")];
+    let after = [bare("list_c")];
+    let kinds: Vec<_> = diff(&before, &after).iter().map(|c| c.kind).collect();
+    assert!(!kinds.contains(&ChangeKind::ToolRenamed), "{kinds:?}");
+}

@@ -8,7 +8,7 @@ mod common;
 use mcpevol::evolve::RoundStatus;
 use mcpevol::mutate::{ConstraintKind, Context, Proposal, rules};
 use mcpevol::operators::Builtin;
-use mcpevol::validate::{Check, Effect, Verdict};
+use mcpevol::validate::{Effect, Verdict};
 use mcpevol::version_record::RoundRecord;
 
 use common::given::{self, hunk, one_round};
@@ -95,23 +95,9 @@ fn the_rules_offset_leaves_out_the_first_lines_and_commits_proven_by_its_claim()
         entry.contains(".optional()") && entry.contains("lines"),
         "{entry}"
     );
-    let backend = mcpevol::evolve::Backend::Given {
-        proposal: Box::new(proposal),
-    };
-    let (_, reason, round) = one_round(&rt, &work, &backend);
-    let round = round.expect(&reason);
-    let claim = round
-        .tests
-        .iter()
-        .find(|t| {
-            matches!(
-                &t.check,
-                Check::Claim {
-                    effect: Effect::SkipLines { .. }
-                }
-            )
-        })
-        .expect("the skip checked");
+    let (round, claim) = given::claim_checked(&rt, &work, proposal, |e| {
+        matches!(e, Effect::SkipLines { .. })
+    });
     assert_eq!(claim.verdict, Verdict::Passed, "{claim:?}");
     assert!(
         claim.arguments["offset"].as_u64().is_some_and(|n| n >= 1),

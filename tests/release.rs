@@ -326,8 +326,8 @@ fn two_releases_of(dir: &Path, package: &str, init_args: &[&str]) -> Workspace {
 
 /// context7's two tools fit no changed-tool recipe after its first release (their schemas are
 /// not written out literally and their descriptions state everything their schemas show), and
-/// the second release's plan draws only changed tools: each planned tool is made up for by a
-/// change of another class (here tools added beside them) instead of failing the release.
+/// the second release's plan draws changed tools: they are made up for by changes of another
+/// class (tools added, replaced or removed) instead of failing the release.
 #[test]
 fn a_release_whose_planned_tools_fit_no_recipe_falls_back_to_another_kind_of_change() {
     let dir = tempfile::tempdir().unwrap();
@@ -337,11 +337,13 @@ fn a_release_whose_planned_tools_fit_no_recipe_falls_back_to_another_kind_of_cha
         .unwrap()
         .expect("v2 committed");
     let release = record.release.expect("a release record");
-    // One stand-in per planned tool, each of another class than the changed tools drawn.
-    assert_eq!(
-        (record.changes.len(), release.drafted),
-        (release.planned_tools, release.planned_tools)
-    );
+    // Stand-ins of another class than the changed tools drawn, rather than a release that
+    // fails: changed tools were planned, and tools were added, replaced or removed instead.
+    // (Fewer than planned: a release may plan two tools beyond those served, which only
+    // additions can touch, and only the original `query-docs` may still be copied.)
+    assert!(release.planned_composite > 0, "{release:?}");
+    assert!(release.drafted >= 2, "{release:?}");
+    assert!(!record.changes.is_empty(), "{release:?}");
     let operators: Vec<String> = record
         .changes
         .iter()

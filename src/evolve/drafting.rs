@@ -19,6 +19,8 @@ pub(super) struct Drafting {
     /// Whether the release may make P18 (an addition beside another tool's new description).
     pub(super) pairs: bool,
     pub(super) touched: Vec<String>,
+    /// The tools a change of the release copied (left free for changes of their own).
+    pub(super) copied: Vec<String>,
     pub(super) changes: Vec<Proposal>,
     /// What each change was drafted for.
     pub(super) slots: Vec<Slot>,

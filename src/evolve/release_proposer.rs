@@ -33,6 +33,14 @@ use crate::workspace::VersionTag;
 /// are drawn first, and the one that fits was seldom among the first three.
 const RECIPES_PER_TOOL: usize = plan::RECIPES.len();
 
+/// The tools a release may plan on a server that serves fewer: the slots no served tool is
+/// left for fail, and the tool slots drafted in their place add new tools. Clamped to the tools
+/// served, a release of a one- or two-tool server touched one or two (9 of the 26 servers of
+/// servers-npm, whose releases kept the median at 2), where real small servers grow. Only small
+/// servers: on a six-tool fixture, planning two beyond the tools served left no untouched
+/// tool for a change drafted in a dropped one's place.
+const FEWEST_PLANNABLE: usize = 3;
+
 /// Changes drafted in place of dropped ones, per version: each costs an attempt of the
 /// [`super::MAX_ATTEMPTS`], and a release that spent them all would not commit at all.
 const SUBSTITUTES: usize = 2;
@@ -287,7 +295,8 @@ impl ReleaseProposer {
         let served = self.inventory(ask)?.tools.len();
         let composite = plan::composite_chance(&self.mix, tally);
         let extra = plan::extra_tools(tally);
-        let mut classes = plan::draw_classes(&self.mix, rng, served, composite, extra);
+        let most = served.max(FEWEST_PLANNABLE);
+        let mut classes = plan::draw_classes(&self.mix, rng, most, composite, extra);
         classes.sort_by_key(|c| *c != Class::Tool);
         Ok(classes)
     }
@@ -312,6 +321,7 @@ impl ReleaseProposer {
             rng,
             pairs,
             touched: Vec::new(),
+            copied: Vec::new(),
             changes: Vec::new(),
             slots: Vec::new(),
             substituting: false,
@@ -377,7 +387,7 @@ impl ReleaseProposer {
             let Some(recipe) = chosen else {
                 return Ok(false);
             };
-            let made = self.draft_recipe(ask, &recipe, &mut at.touched, &mut at.rng)?;
+            let made = self.draft_recipe(ask, &recipe, at)?;
             if made.is_empty() {
                 skip.push(recipe);
                 continue;
@@ -432,8 +442,7 @@ impl ReleaseProposer {
         &self,
         ask: &Ask<'_>,
         recipe: &Recipe,
-        touched: &mut Vec<String>,
-        rng: &mut Rng,
+        at: &mut Drafting,
     ) -> Result<Vec<Proposal>, EvolveError> {
         let mut made: Vec<Proposal> = Vec::new();
         let builtin = |id: &str| operators::find(ask.operators, &OperatorId::parse(id))?.builtin();
@@ -453,7 +462,9 @@ impl ReleaseProposer {
                 None => tools
                     .iter()
                     .filter(|t| {
-                        touched.contains(&t.name)
+                        at.touched.contains(&t.name)
+                            || (builtin == operators::Builtin::ToolAddition
+                                && at.copied.contains(&t.name))
                             || then.is_some_and(|b| rules::applies(b, t, tools).is_err())
                     })
                     .map(|t| t.name.clone())
@@ -462,7 +473,7 @@ impl ReleaseProposer {
             let ctx = Context {
                 root: ask.root,
                 inventory: &inventory,
-                seed: rng.next_u64(),
+                seed: at.rng.next_u64(),
                 avoid: &avoid,
                 answering: ask.answering,
                 multiline: ask.multiline,
@@ -478,7 +489,13 @@ impl ReleaseProposer {
             if crate::hunks::apply(ask.root, &proposal.hunks).is_err() {
                 break;
             }
-            touched.extend(proposal.targets.iter().chain(&proposal.added).cloned());
+            // A tool copied is not changed: it stays free for a change of its own, but not for
+            // a second copy in the same release.
+            match builtin {
+                operators::Builtin::ToolAddition => at.copied.extend(proposal.targets.clone()),
+                _ => at.touched.extend(proposal.targets.iter().cloned()),
+            }
+            at.touched.extend(proposal.added.iter().cloned());
             made.push(proposal);
         }
         Ok(made)

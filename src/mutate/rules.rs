@@ -8,6 +8,7 @@
 
 use std::path::Path;
 
+use super::batch_form;
 use super::behaviours::{Bound, NEW_PARAMS, NewParam, around_params_in};
 use super::prose::{self, Note};
 use super::python::{self, is_python};
@@ -68,6 +69,11 @@ pub fn applies_as(
     match op {
         ToolAddition | ToolIntegration => {
             copyable(tool)?;
+            if made_by_rules(&tool.name) {
+                return Err(
+                    "its name is one the rules give a copy: a copy of it would be a copy of a copy",
+                );
+            }
             if free_suffixes(tool, all, "").is_empty() {
                 return Err("every name the rules give a copy of it is taken");
             }
@@ -79,6 +85,11 @@ pub fn applies_as(
         ToolReplacement => {
             if s.name.is_none() && !python::names_by_registration(tool) {
                 return Err("its name is not written in its definition");
+            }
+            if made_by_rules(&tool.name) {
+                return Err(
+                    "its name is one the rules give a copy: its replacement would be `x_alias_v2`",
+                );
             }
             Ok(())
         }
@@ -239,6 +250,45 @@ fn free_suffixes(tool: &Tool, all: &[Tool], text: &str) -> Vec<&'static str> {
                     .is_none_or(|h| find_word(text, &holder_variant(h, s)).is_none())
         })
         .collect()
+}
+
+/// Whether `name` ends in a word the rules end a copy's name with (`_alias`, `_v1`,
+/// `_compat`, `_batch`): copies of such tools gave `x_v1_v1` and `x_v1_alias_compat`, names no
+/// maintainer writes.
+fn made_by_rules(name: &str) -> bool {
+    let last = words::words(name).pop().unwrap_or_default();
+    ALIAS_SUFFIXES
+        .iter()
+        .chain(&[batch_form::SUFFIX])
+        .any(|s| *s == last)
+}
+
+/// The name that replaces `name`: its version word raised where it ends in one (`x_v2` becomes
+/// `x_v3`), else `name` with `v2`.
+fn next_version(name: &str) -> String {
+    let last = words::words(name).pop().unwrap_or_default();
+    let number = last.strip_prefix('v').and_then(|n| n.parse::<u32>().ok());
+    match number {
+        Some(n) if name.to_ascii_lowercase().ends_with(&last) => {
+            let stem = &name[..name.len() - last.len()];
+            let v = if name.ends_with(&last) { "v" } else { "V" };
+            format!("{stem}{v}{}", n + 1)
+        }
+        _ => words::join(name, "v2"),
+    }
+}
+
+#[cfg(test)]
+#[test]
+fn a_replacement_raises_a_version_word_and_a_copy_of_a_copy_is_refused() {
+    assert_eq!(next_version("query-docs"), "query-docs-v2");
+    assert_eq!(next_version("query-docs-v2"), "query-docs-v3");
+    assert_eq!(next_version("getDocsV2"), "getDocsV3");
+    assert_eq!(next_version("fetch_v9"), "fetch_v10");
+    assert!(
+        made_by_rules("fetch_v1") && made_by_rules("fetch_alias") && made_by_rules("fetchBatch")
+    );
+    assert!(!made_by_rules("fetch_v2") && !made_by_rules("fetch"));
 }
 
 fn contains(outer: &Span, inner: &Span) -> bool {
@@ -485,12 +535,20 @@ impl Draft<'_> {
     fn apply(&mut self, op: Builtin, tool: &Tool, all: &[Tool]) -> Result<String, MutateError> {
         let name = &tool.name;
         Ok(match op {
+            // Where a batch form can be written, half the additions are one: new tools in real
+            // releases do something new, and are seldom aliases.
+            ToolAddition if batch_form::batchable(tool, all).is_ok() && self.rng.below(2) == 0 => {
+                let new = self.add_batch(tool)?;
+                format!(
+                    "Tool Addition: added `{new}`, which runs `{name}` on each of several argument sets"
+                )
+            }
             ToolAddition => {
                 let new = self.add_copy(tool, all)?;
                 format!("Tool Addition: added `{new}`, an alias that behaves as `{name}`")
             }
             ToolReplacement => {
-                let new = words::join(name, "v2");
+                let new = next_version(name);
                 self.rename(tool, &new)?;
                 if describable(tool).is_ok() {
                     let note = self.writer().note(&Note::Formerly { old: name });
@@ -841,24 +899,7 @@ impl Draft<'_> {
                 }
             }
         };
-        let after = text[reg.bytes.1..].trim_start();
-        let is_item = !region.trim_end().ends_with(';') && after.starts_with([',', ']', '}', ')']);
-        let indent = indent_at(&text, reg.bytes.0).to_string();
-        if is_item {
-            self.e.insert(
-                self.root,
-                &reg.file,
-                reg.bytes.1,
-                format!(",\n{indent}{copy}"),
-            )?;
-        } else {
-            self.e.insert(
-                self.root,
-                &reg.file,
-                reg.bytes.1,
-                format!("\n{indent}{copy}"),
-            )?;
-        }
+        self.insert_beside(&text, reg, &copy)?;
         if !contains(reg, name)
             || s.routes
                 .iter()
@@ -871,6 +912,64 @@ impl Draft<'_> {
             tool: new.clone(),
             source: tool.name.clone(),
             max_chars: None,
+        });
+        Ok(new)
+    }
+
+    /// `copy` registered after the registration `reg` (in `text`, its file): as the next
+    /// item of a list, or as the next statement.
+    fn insert_beside(&mut self, text: &str, reg: &Span, copy: &str) -> Result<(), MutateError> {
+        let region = &text[reg.bytes.0..reg.bytes.1];
+        let after = text[reg.bytes.1..].trim_start();
+        let is_item = !region.trim_end().ends_with(';') && after.starts_with([',', ']', '}', ')']);
+        let indent = indent_at(text, reg.bytes.0).to_string();
+        let joint = if is_item { "," } else { "" };
+        self.e.insert(
+            self.root,
+            &reg.file,
+            reg.bytes.1,
+            format!("{joint}\n{indent}{copy}"),
+        )
+    }
+
+    /// A batch form of `tool` registered beside it (see [`batch_form`]): its registration copied
+    /// with the name, description, shape and handler rewritten.
+    fn add_batch(&mut self, tool: &Tool) -> Result<String, MutateError> {
+        let s = &tool.sites;
+        let (reg, name) = (s.registration.as_ref(), s.name.as_ref());
+        let (reg, name) = reg.zip(name).expect("batchable() checked");
+        let description = s.description.as_ref().expect("batchable() checked");
+        let schema = s.schema.as_ref().expect("batchable() checked");
+        let handler = tool.handler.as_ref().expect("batchable() checked");
+        let zod = schema.zod.as_deref().expect("batchable() checked");
+        let new = words::join(&tool.name, batch_form::SUFFIX);
+        let about = self.writer().note(&Note::Batch {
+            of: &tool.name,
+            items: batch_form::ITEMS,
+            most: batch_form::MOST,
+        });
+        let text = self.e.text(self.root, &reg.file)?.to_string();
+        let shape = &text[schema.object.bytes.0..schema.object.bytes.1];
+        let code = &text[handler.bytes.0..handler.bytes.1];
+        let cuts = vec![
+            (name.bytes, js_string(&new)),
+            (description.span.bytes, js_string(&about)),
+            (
+                schema.object.bytes,
+                batch_form::shape(zod, shape, &tool.name),
+            ),
+            (
+                handler.bytes,
+                batch_form::handler(code, indent_at(&text, handler.bytes.0)),
+            ),
+        ];
+        let copy = cut(&text, reg, cuts);
+        self.insert_beside(&text, reg, &copy)?;
+        self.added.push(new.clone());
+        self.effects.push(Effect::Batch {
+            tool: new.clone(),
+            source: tool.name.clone(),
+            items: batch_form::ITEMS.to_string(),
         });
         Ok(new)
     }

@@ -21,6 +21,14 @@ pub enum Effect {
         source: String,
         max_chars: Option<usize>,
     },
+    /// `tool` (new) takes `items`, a list of argument sets of `source`, and answers the content
+    /// parts of `source`'s answers to each, in order, as `source` answered in the previous
+    /// version.
+    Batch {
+        tool: String,
+        source: String,
+        items: String,
+    },
     /// A value of `param` beyond its new bound is refused with an error, not passed on.
     Enforced { tool: String, param: String },
     /// `tool`, removed, has `successor` (an existing tool or a new one) answer its calls: the
@@ -35,6 +43,7 @@ impl Effect {
             | Effect::TruncateLines { tool, .. }
             | Effect::SkipLines { tool, .. }
             | Effect::Variant { tool, .. }
+            | Effect::Batch { tool, .. }
             | Effect::Enforced { tool, .. }
             | Effect::Successor { tool, .. } => tool,
         }
@@ -47,7 +56,7 @@ impl Effect {
             | Effect::TruncateLines { param, .. }
             | Effect::SkipLines { param, .. }
             | Effect::Enforced { param, .. } => Some(param),
-            Effect::Variant { .. } | Effect::Successor { .. } => None,
+            Effect::Variant { .. } | Effect::Batch { .. } | Effect::Successor { .. } => None,
         }
     }
 

@@ -189,6 +189,7 @@ impl Oracle<'_> {
                     &seen.arguments,
                     |t| effect::first_chars(t, n),
                     |t| t.chars().count() <= n,
+                    1,
                 )
                 .await;
             self.results.push(result(
@@ -196,6 +197,43 @@ impl Oracle<'_> {
                 TestKind::Added,
                 Check::Claim { effect: claim },
                 &seen.arguments,
+                outcome.status,
+                Some(seen.status),
+                judged,
+            ));
+            return;
+        }
+        let batch = self.change.effects.iter().find_map(|e| match e {
+            Effect::Batch {
+                tool,
+                source,
+                items,
+            } if tool == name => Some(e.clone()).zip(Some((source.clone(), items.clone()))),
+            _ => None,
+        });
+        if let Some((claim, (source, items))) = batch
+            && let Some(seen) = self.baseline.calls.get(&source).cloned()
+        {
+            // Two sets, so that an answer for the first item alone does not pass.
+            let set = Value::Object(seen.arguments.clone());
+            let mut arguments = Map::new();
+            arguments.insert(items, Value::Array(vec![set.clone(), set]));
+            let (outcome, judged) = self
+                .claimed(
+                    &source,
+                    &seen.arguments,
+                    name,
+                    &arguments,
+                    str::to_string,
+                    |_| true,
+                    2,
+                )
+                .await;
+            self.results.push(result(
+                name,
+                TestKind::Added,
+                Check::Claim { effect: claim },
+                &arguments,
                 outcome.status,
                 Some(seen.status),
                 judged,
@@ -251,7 +289,7 @@ impl Oracle<'_> {
             Some(d) => {
                 let mut with = seen.arguments.clone();
                 with.insert(param.to_string(), d.clone());
-                (self.claimed(tool, &with, tool, &without, str::to_string, |_| true)).await
+                (self.claimed(tool, &with, tool, &without, str::to_string, |_| true, 1)).await
             }
         };
         if judged.verdict == Verdict::Failed
@@ -338,6 +376,7 @@ impl Oracle<'_> {
                     &arguments,
                     |t| cut.apply(t, n),
                     |t| cut.fits(t, n),
+                    1,
                 )
                 .await
             }
@@ -384,6 +423,7 @@ impl Oracle<'_> {
     /// answers agree, the claimed answer must equal them cut; where they differ, each part
     /// must still `fit`.
     // Long: the two reference calls, the claimed call and their comparison belong together: split, the reason for a failure would lose what it compares.
+    #[allow(clippy::too_many_arguments)] // two calls' names and arguments, and the claim's rework
     async fn claimed(
         &mut self,
         reference: &str,
@@ -392,6 +432,7 @@ impl Oracle<'_> {
         arguments: &Map<String, Value>,
         cut: impl Fn(&str) -> String,
         fits: impl Fn(&str) -> bool,
+        times: usize,
     ) -> (Outcome, Judged) {
         let before = self.call(reference, plain).await;
         let outcome = self.call(tool, arguments).await;
@@ -445,9 +486,9 @@ impl Oracle<'_> {
         if !steady {
             return (outcome, Judged::passed(Some(Compared::CallStatus)));
         }
-        let expected: Vec<String> = before
-            .parts
-            .iter()
+        // A batch of `times` identical argument sets answers the reference's parts `times` over.
+        let expected: Vec<String> = (0..times)
+            .flat_map(|_| before.parts.iter())
             .map(|p| normalize::normalize(&cut(p)))
             .collect();
         let now: Vec<String> = outcome
@@ -458,10 +499,15 @@ impl Oracle<'_> {
         let judged = if now == expected {
             Judged::passed(Some(Compared::Output))
         } else {
-            Judged::failed(format!(
-                "the answer is not `{reference}`'s answer cut as claimed: {}",
-                judge::first_difference(&expected.join("\n"), &now.join("\n"))
-            ))
+            let difference = judge::first_difference(&expected.join("\n"), &now.join("\n"));
+            Judged::failed(match times {
+                1 => {
+                    format!("the answer is not `{reference}`'s answer cut as claimed: {difference}")
+                }
+                _ => format!(
+                    "the answer is not `{reference}`'s answers to the {times} argument sets, in order: {difference}"
+                ),
+            })
         };
         (outcome, judged)
     }

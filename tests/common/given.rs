@@ -93,3 +93,25 @@ pub fn rules_on_as(
     assert_eq!(proposal.targets, [tool], "{}", proposal.summary);
     proposal
 }
+
+/// The round's committed proposal of `backend` run on `work`, and its check of the claim that
+/// `is` picks (asserted present).
+pub fn claim_checked(
+    rt: &tokio::runtime::Runtime,
+    work: &std::path::Path,
+    proposal: Proposal,
+    is: impl Fn(&Effect) -> bool,
+) -> (RoundRecord, mcpevol::validate::TestResult) {
+    let backend = Backend::Given {
+        proposal: Box::new(proposal),
+    };
+    let (_, reason, round) = one_round(rt, work, &backend);
+    let round = round.expect(&reason);
+    let check = round
+        .tests
+        .iter()
+        .find(|t| matches!(&t.check, mcpevol::validate::Check::Claim { effect } if is(effect)))
+        .expect("the claim checked")
+        .clone();
+    (round, check)
+}

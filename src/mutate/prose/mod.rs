@@ -36,6 +36,13 @@ pub enum Note<'a> {
     NewParam(&'a NewParam),
     /// A parameter the change removed.
     RemovedParam(&'a str),
+    /// The tool runs `of` on each argument set of its parameter `items` (at most `most`), in
+    /// order, joins the answers, and stops at the first error.
+    Batch {
+        of: &'a str,
+        items: &'a str,
+        most: usize,
+    },
 }
 
 /// Writes sentences, choosing among wordings with the seeded generator.
@@ -93,6 +100,17 @@ impl<'r> Writer<'r> {
                     format!("Another name for `{of}`, with the same parameters and results."),
                 ],
             },
+            Note::Batch { of, items, most } => vec![
+                format!(
+                    "Runs `{of}` on several inputs in one call. `{items}` takes 1 to {most} argument sets, each as `{of}` takes them; the answers come back one after another, in the same order. The first input that fails stops the batch, and its error is returned."
+                ),
+                format!(
+                    "Batch form of `{of}`: pass up to {most} argument sets in `{items}` and get their results together, in order. An input that fails ends the batch with that input's error."
+                ),
+                format!(
+                    "Calls `{of}` once for each entry of `{items}` (at most {most}) and returns all the results in order; if one call fails, the batch stops there and returns its error."
+                ),
+            ],
             Note::Pointer { to } => vec![
                 format!("Also available as `{to}`, which behaves the same."),
                 format!("The same tool is also available as `{to}`."),
