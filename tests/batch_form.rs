@@ -27,6 +27,7 @@ fn batch_of_count(work: &std::path::Path) -> Proposal {
                 avoid: &avoid,
                 answering: &["count_fruit".into()],
                 multiline: &[],
+                json: &[],
                 constraint: ConstraintKind::Bound,
             };
             rules::propose(Builtin::ToolAddition, &ctx).unwrap()

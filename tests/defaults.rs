@@ -54,6 +54,7 @@ fn constraint_mutation(
         avoid,
         answering: &[],
         multiline: &[],
+        json: &[],
         constraint: kind,
     };
     rules::propose(Builtin::ConstraintMutation, &ctx).unwrap()

@@ -165,6 +165,7 @@ fn a_reply_that_breaks_the_operator_contract_is_rejected_with_the_schema_change_
         avoid: &[],
         answering: &[],
         multiline: &[],
+        json: &[],
         constraint: mcpevol::mutate::ConstraintKind::DescribedBound,
     };
     let removal =

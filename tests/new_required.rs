@@ -30,6 +30,7 @@ fn new_required(work: &std::path::Path) -> mcpevol::mutate::Proposal {
                 avoid: &[],
                 answering: &[],
                 multiline: &[],
+                json: &[],
                 constraint: ConstraintKind::NewRequired,
             };
             rules::propose(Builtin::ConstraintMutation, &ctx).unwrap()

@@ -27,6 +27,7 @@ fn offset_on_list(work: &std::path::Path) -> Proposal {
                 avoid: &avoid,
                 answering: &["list_fruit".into()],
                 multiline: &["list_fruit".into()],
+                json: &[],
                 constraint: ConstraintKind::Bound,
             };
             rules::propose(Builtin::FlexibleExpansion, &ctx).unwrap()

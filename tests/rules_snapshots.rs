@@ -30,6 +30,7 @@ fn proposals(dir: &Path) -> String {
             avoid: &[],
             answering: &[],
             multiline: &[],
+            json: &[],
             constraint: ConstraintKind::DescribedBound,
         };
         writeln!(out, "## {op}").unwrap();
@@ -204,6 +205,7 @@ fn every_description_operator_keeps_or_rewrites_every_form_of_description() {
                     avoid: &others,
                     answering: &[],
                     multiline: &[],
+                    json: &[],
                     constraint: ConstraintKind::DescribedBound,
                 };
                 let p = rules::propose(op, &ctx)
@@ -269,6 +271,7 @@ fn a_constraint_mutation_never_bounds_a_parameter_that_has_an_upper_bound_alread
                 avoid: &[],
                 answering: &[],
                 multiline: &[],
+                json: &[],
                 constraint: ConstraintKind::DescribedBound,
             };
             let Ok(p) = rules::propose(Builtin::ConstraintMutation, &ctx) else {
@@ -307,6 +310,7 @@ fn a_constraint_mutation_told_not_to_describe_its_bound_leaves_every_description
                     avoid: &[],
                     answering: &[],
                     multiline: &[],
+                    json: &[],
                     constraint: if describe {
                         ConstraintKind::DescribedBound
                     } else {

@@ -25,6 +25,7 @@ fn proposals(root: &Path) -> Vec<(String, Result<mcpevol::mutate::Proposal, Stri
                 avoid: &[],
                 answering: &[],
                 multiline: &[],
+                json: &[],
                 constraint: ConstraintKind::DescribedBound,
             };
             (

@@ -123,7 +123,7 @@ impl Round<'_> {
     pub(super) fn ask<'s>(
         &'s self,
         previous: &'s LiveTools,
-        (answering, multiline): (&'s [String], &'s [String]),
+        (answering, multiline, json): (&'s [String], &'s [String], &'s [String]),
     ) -> Ask<'s> {
         Ask {
             root: self.root,
@@ -135,6 +135,7 @@ impl Round<'_> {
             previous,
             answering,
             multiline,
+            json,
             operators: self.operators,
             forced: self.forced,
             operator_dirs: self.operator_dirs,
@@ -153,7 +154,8 @@ impl Round<'_> {
     ) -> Result<RoundEnd, EvolveError> {
         let head = self.ws.head()?;
         let (answering, multiline) = (baseline.answering(), baseline.multiline());
-        let ask = self.ask(previous, (&answering, &multiline));
+        let json = baseline.json_objects();
+        let ask = self.ask(previous, (&answering, &multiline, &json));
         let mut rejected: Vec<Rejection> = Vec::new();
         let mut attempts = 0;
         let give_up = loop {

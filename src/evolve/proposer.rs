@@ -40,6 +40,8 @@ pub struct Ask<'a> {
     pub answering: &'a [String],
     /// Those of them whose answer has more than one line (`Baseline::multiline`).
     pub multiline: &'a [String],
+    /// Those of them whose answers are JSON objects (`Baseline::json_objects`).
+    pub json: &'a [String],
     /// Every operator it may use, built-in and the user's.
     pub operators: &'a [Operator],
     /// The operator this round must use (`--operator`), if one is forced.

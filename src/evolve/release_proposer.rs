@@ -477,6 +477,7 @@ impl ReleaseProposer {
                 avoid: &avoid,
                 answering: ask.answering,
                 multiline: ask.multiline,
+                json: ask.json,
                 constraint: recipe.constraint(),
             };
             let started = Instant::now();

@@ -86,6 +86,7 @@ impl Proposer for RuleProposer {
                 avoid: &avoid,
                 answering: ask.answering,
                 multiline: ask.multiline,
+                json: ask.json,
                 constraint: ConstraintKind::DescribedBound,
             };
             let started = Instant::now();

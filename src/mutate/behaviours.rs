@@ -5,11 +5,22 @@
 use super::wrap::Around;
 use crate::validate::Effect;
 
+/// What a new parameter takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Takes {
+    /// A count, 1 or more (zod: `z.number().int().min(1)`).
+    Count,
+    /// A list of key names, one or more (zod: `z.array(z.string()).min(1)`); only for tools
+    /// whose answers are JSON objects, and not in Python (it has no `after_py`).
+    Keys,
+}
+
 /// An optional parameter with a real effect on the answer.
 pub struct NewParam {
     pub name: &'static str,
-    /// The JSON-schema type (zod: `z.number().int()`).
+    /// The JSON-schema type of a [`Takes::Count`] (zod: `z.number().int()`).
     pub ty: &'static str,
+    pub takes: Takes,
     /// Wordings of its own description, one chosen by the seed.
     pub descriptions: &'static [&'static str],
     /// Wordings of what it does, for the tool's description.
@@ -58,6 +69,7 @@ pub const NEW_PARAMS: &[NewParam] = &[
     NewParam {
         name: "max_chars",
         ty: "integer",
+        takes: Takes::Count,
         descriptions: &[
             "Cut each text part of the result to at most this many characters. Leave it out for the full text.",
             "The most characters each text part of the result keeps; the rest is cut off. Without it, text is not cut.",
@@ -78,6 +90,7 @@ pub const NEW_PARAMS: &[NewParam] = &[
     NewParam {
         name: "max_lines",
         ty: "integer",
+        takes: Takes::Count,
         descriptions: &[
             "Keep at most this many lines of each text part of the result. Leave it out for every line.",
             "The most lines each text part of the result keeps, from its start. Without it, every line is kept.",
@@ -105,6 +118,7 @@ pub const NEW_PARAMS: &[NewParam] = &[
     NewParam {
         name: "offset",
         ty: "integer",
+        takes: Takes::Count,
         descriptions: &[
             "How many lines to skip at the start of each text part of the result, to read a long answer further on. Leave it out to start at the first line.",
             "Lines left out at the start of each text part of the result. Without it, the answer starts at its first line.",
@@ -118,6 +132,46 @@ pub const NEW_PARAMS: &[NewParam] = &[
         after: reworks_text!("offset", "text.split(\"\\n\").slice(limit).join(\"\\n\")"),
         after_py: reworks_text_py!("offset", "\"\\n\".join(text.split(\"\\n\")[limit:])"),
         effect: |tool, param| Effect::SkipLines {
+            tool: tool.into(),
+            param: param.into(),
+        },
+    },
+    // A projection of JSON answers, as APIs take a `fields` list: offered only where the
+    // tool's previous answers were JSON objects (`Context::json`), whose keys it can name.
+    NewParam {
+        name: "fields",
+        ty: "array",
+        takes: Takes::Keys,
+        descriptions: &[
+            "Names of the keys to keep in each JSON object of the result (the top-level object, or each object of a top-level list); the other keys are left out. Leave it out for every key.",
+            "Key names to keep in the JSON objects of the result, at the top level or in each item of a top-level list. Without it, every key is returned.",
+            "Which keys of each JSON object in the result to return (the object itself, or each object of a list); the rest are dropped. Leave it out to get all keys.",
+        ],
+        tool_sentences: &[
+            "Set `fields` to a list of key names to keep only those keys of the JSON objects in the result.",
+            "`fields` keeps only the listed keys of each JSON object in the result.",
+            "With `fields`, each JSON object in the result keeps only the keys listed.",
+        ],
+        after: concat!(
+            "const keep = input.fields;\n",
+            "if (Array.isArray(keep) && keep.length > 0) {\n",
+            "const pick = (value) => (Array.isArray(value) ? value.map(pick) : value && typeof value === \"object\" ? Object.fromEntries(Object.entries(value).filter(([key]) => keep.includes(key))) : value);\n",
+            "const project = (text) => {\n",
+            "try {\n",
+            "return JSON.stringify(pick(JSON.parse(text)), null, text.includes(\"\\n\") ? 2 : undefined);\n",
+            "} catch {\n",
+            "return text;\n",
+            "}\n",
+            "};\n",
+            "if (typeof result === \"string\") {\n",
+            "result = project(result);\n",
+            "} else if (Array.isArray(result?.content)) {\n",
+            "result = { ...result, content: result.content.map((part) => (part?.type === \"text\" && typeof part.text === \"string\" ? { ...part, text: project(part.text) } : part)) };\n",
+            "}\n",
+            "}"
+        ),
+        after_py: "",
+        effect: |tool, param| Effect::Project {
             tool: tool.into(),
             param: param.into(),
         },
@@ -152,10 +206,11 @@ pub fn around_params(params: &[&NewParam]) -> Around {
     }
 }
 
-/// `params` in the order their after-steps run: a skip of lines first, then the cuts.
+/// `params` in the order their after-steps run: a projection of JSON first (it reads the whole
+/// answer), then a skip of lines, then the cuts.
 fn in_order<'a>(params: &[&'a NewParam]) -> Vec<&'a NewParam> {
     let mut ordered = params.to_vec();
-    ordered.sort_by_key(|p| !p.skips());
+    ordered.sort_by_key(|p| (p.takes != Takes::Keys, !p.skips()));
     ordered
 }
 
@@ -286,6 +341,11 @@ mod tests {
         let skip = after.find("input.offset").unwrap();
         assert!(skip < after.find("input.max_lines").unwrap(), "{after}");
         assert!(skip < after.find("input.max_chars").unwrap(), "{after}");
+        let both = around_params(&[by("offset"), by("fields")]).after;
+        assert!(
+            both.find("input.fields").unwrap() < both.find("input.offset").unwrap(),
+            "{both}"
+        );
         let py = around_params_in(true, &[by("max_lines"), by("offset")]).after;
         assert!(
             py.find("\"offset\"").unwrap() < py.find("\"max_lines\"").unwrap(),

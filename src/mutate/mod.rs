@@ -64,6 +64,9 @@ pub struct Context<'a> {
     /// Those of them with a text part of more than one line: a new `max_lines` is added only
     /// there (elsewhere its cut could not show), where anything is known of the answers.
     pub multiline: &'a [String],
+    /// Those of them whose answers are JSON objects with keys to name: a new `fields` (a
+    /// projection) is added only there.
+    pub json: &'a [String],
     /// What Constraint Mutation (O6) makes: a round leaves it to the rules
     /// ([`ConstraintKind::DescribedBound`]); a release recipe asks for the pattern it aims at.
     pub constraint: ConstraintKind,

@@ -9,7 +9,7 @@
 use std::path::Path;
 
 use super::batch_form;
-use super::behaviours::{Bound, NEW_PARAMS, NewParam, around_params_in};
+use super::behaviours::{Bound, NEW_PARAMS, NewParam, Takes, around_params_in};
 use super::prose::{self, Note};
 use super::python::{self, is_python};
 use super::splice::{Edits, append_entry, indent_at, item_range, js_string, statement_range};
@@ -496,6 +496,7 @@ pub fn propose(op: Builtin, ctx: &Context) -> Result<Proposal, MutateError> {
         effects: Vec::new(),
         constraint: ctx.constraint,
         cuts_lines: !ctx.answering.contains(&tool.name) || ctx.multiline.contains(&tool.name),
+        answers_json: ctx.json.contains(&tool.name),
     };
     let summary = r.apply(op, tool, tools)?;
     let Draft {
@@ -528,6 +529,9 @@ struct Draft<'a> {
     constraint: ConstraintKind,
     /// Whether a cut by lines could show on the tool's answers (see [`Context::multiline`]).
     cuts_lines: bool,
+    /// Whether the tool's answers are JSON objects whose keys a projection could keep (see
+    /// [`Context::json`]).
+    answers_json: bool,
 }
 
 impl Draft<'_> {
@@ -1156,16 +1160,24 @@ impl Draft<'_> {
                 Presence::Optional => ".optional()",
                 Presence::Required => "",
             };
-            entries.push(match &schema.zod {
+            entries.push(match (&schema.zod, p.takes) {
                 _ if python_schema => python::new_param(schema, p, &words),
-                Some(z) if !schema.json => format!(
+                (Some(z), Takes::Count) if !schema.json => format!(
                     "{}: {z}.number().int().min(1){optional}.describe({description})",
                     p.name,
                 ),
-                _ => format!(
+                (Some(z), Takes::Keys) if !schema.json => format!(
+                    "{}: {z}.array({z}.string()).min(1){optional}.describe({description})",
+                    p.name,
+                ),
+                (_, Takes::Count) => format!(
                     "{}: {{ type: {}, minimum: 1, description: {description} }}",
                     p.name,
                     js_string(p.ty),
+                ),
+                (_, Takes::Keys) => format!(
+                    "{}: {{ type: \"array\", items: {{ type: \"string\" }}, minItems: 1, description: {description} }}",
+                    p.name,
                 ),
             });
         }
@@ -1197,8 +1209,9 @@ impl Draft<'_> {
     ) -> Vec<&'static NewParam> {
         // A required `offset` would skip lines of every call: no call could get the whole
         // answer, and the reference calls the oracle makes with it at its maximum would be empty.
+        // A required `fields` would have no value that keeps every key.
         let fresh: Vec<&'static NewParam> = (self.showable_params(tool).into_iter())
-            .filter(|p| presence == Presence::Optional || !p.skips())
+            .filter(|p| presence == Presence::Optional || (!p.skips() && p.takes == Takes::Count))
             .collect();
         let start = self.rng.below(fresh.len().max(1));
         fresh
@@ -1213,9 +1226,16 @@ impl Draft<'_> {
     /// The parameters the tool lacks, but for a cut by lines where its previous answers were
     /// one line each: that cut could not be seen at work.
     fn showable_params(&self, tool: &Tool) -> Vec<&'static NewParam> {
+        let python = wrap::is_python_handler(tool)
+            || tool
+                .sites
+                .schema
+                .as_ref()
+                .is_some_and(|s| is_python(&s.object.file));
         fresh_params(tool)
             .into_iter()
             .filter(|p| self.cuts_lines || !p.by_lines())
+            .filter(|p| p.takes != Takes::Keys || (self.answers_json && !python))
             .collect()
     }
 

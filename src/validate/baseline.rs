@@ -306,6 +306,19 @@ impl Baseline {
             .collect()
     }
 
+    /// The answering tools whose every text part is JSON holding an object with two or more
+    /// keys (itself, or the first item of its list): only there can a projection show.
+    pub fn json_objects(&self) -> Vec<String> {
+        (self.calls.iter())
+            .filter(|(_, s)| s.status == CallStatus::Ok && !s.like_unknown && !s.parts.is_empty())
+            .filter(|(_, s)| {
+                (s.parts.iter())
+                    .all(|p| super::effect::revealing_keys(std::slice::from_ref(p)).is_some())
+            })
+            .map(|(name, _)| name.clone())
+            .collect()
+    }
+
     /// How this baseline's tools were called and answered, as the next observation starts
     /// from them.
     pub fn hints(&self) -> CallHints {

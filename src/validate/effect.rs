@@ -29,6 +29,10 @@ pub enum Effect {
         source: String,
         items: String,
     },
+    /// With `param` set to a list of key names, each text part of `tool`'s result is the
+    /// previous version's JSON with only those keys kept, in its top-level object or in each
+    /// object of its top-level list.
+    Project { tool: String, param: String },
     /// A value of `param` beyond its new bound is refused with an error, not passed on.
     Enforced { tool: String, param: String },
     /// `tool`, removed, has `successor` (an existing tool or a new one) answer its calls: the
@@ -42,6 +46,7 @@ impl Effect {
             Effect::TruncateChars { tool, .. }
             | Effect::TruncateLines { tool, .. }
             | Effect::SkipLines { tool, .. }
+            | Effect::Project { tool, .. }
             | Effect::Variant { tool, .. }
             | Effect::Batch { tool, .. }
             | Effect::Enforced { tool, .. }
@@ -55,6 +60,7 @@ impl Effect {
             Effect::TruncateChars { param, .. }
             | Effect::TruncateLines { param, .. }
             | Effect::SkipLines { param, .. }
+            | Effect::Project { param, .. }
             | Effect::Enforced { param, .. } => Some(param),
             Effect::Variant { .. } | Effect::Batch { .. } | Effect::Successor { .. } => None,
         }
@@ -121,6 +127,46 @@ pub fn first_lines(text: &str, n: usize) -> String {
     text.split('\n').take(n).collect::<Vec<_>>().join("\n")
 }
 
+/// `text` read as JSON with only `keys` kept in its top-level object, or in each object of its
+/// top-level list, written compactly; None where it is not JSON.
+pub fn projected(text: &str, keys: &[String]) -> Option<String> {
+    fn pick(value: serde_json::Value, keys: &[String]) -> serde_json::Value {
+        match value {
+            serde_json::Value::Array(items) => {
+                serde_json::Value::Array(items.into_iter().map(|v| pick(v, keys)).collect())
+            }
+            serde_json::Value::Object(map) => serde_json::Value::Object(
+                map.into_iter().filter(|(k, _)| keys.contains(k)).collect(),
+            ),
+            other => other,
+        }
+    }
+    let value: serde_json::Value = serde_json::from_str(text).ok()?;
+    Some(pick(value, keys).to_string())
+}
+
+/// `text` as compact JSON, or as it is where it is not JSON.
+pub fn compact_json(text: &str) -> String {
+    serde_json::from_str::<serde_json::Value>(text)
+        .map_or_else(|_| text.to_string(), |v| v.to_string())
+}
+
+/// Keys to keep that make a projection visible on `parts`: the first half (at least one, never
+/// all) of the keys of the first JSON object a part holds (itself, or its list's first item).
+pub fn revealing_keys(parts: &[String]) -> Option<Vec<String>> {
+    let keys = parts.iter().find_map(|p| {
+        let value: serde_json::Value = serde_json::from_str(p).ok()?;
+        let object = match value {
+            serde_json::Value::Array(items) => items.into_iter().next()?,
+            other => other,
+        };
+        let keys: Vec<String> = object.as_object()?.keys().cloned().collect();
+        (keys.len() >= 2).then_some(keys)
+    })?;
+    let n = (keys.len() / 2).max(1);
+    Some(keys.into_iter().take(n).collect())
+}
+
 /// A value of n that makes a cut visible on `parts`: half the longest part (at least 1), or
 /// None when nothing is long enough to be cut.
 pub fn revealing_limit(parts: &[String], measure: impl Fn(&str) -> usize) -> Option<usize> {
@@ -139,6 +185,25 @@ mod tests {
         assert_eq!(first_lines("a", 5), "a");
         assert_eq!(Cut::SkipLines.apply("a\nb\nc", 2), "c");
         assert_eq!(Cut::SkipLines.apply("a", 3), "");
+    }
+
+    #[test]
+    fn a_projection_keeps_the_listed_keys_of_an_object_or_of_each_item_of_a_list() {
+        let keys = vec!["a".to_string()];
+        assert_eq!(
+            projected(r#"{"a": 1, "b": 2}"#, &keys).unwrap(),
+            r#"{"a":1}"#
+        );
+        assert_eq!(
+            projected(r#"[{"a": 1, "b": 2}, {"b": 3}]"#, &keys).unwrap(),
+            r#"[{"a":1},{}]"#
+        );
+        assert_eq!(projected("not json", &keys), None);
+        assert_eq!(
+            revealing_keys(&[r#"[{"a": 1, "b": 2, "c": 3}]"#.to_string()]),
+            Some(vec!["a".to_string()])
+        );
+        assert_eq!(revealing_keys(&[r#"{"a": 1}"#.to_string()]), None);
     }
 
     #[test]

@@ -187,9 +187,10 @@ impl Oracle<'_> {
                     &seen.arguments,
                     name,
                     &seen.arguments,
-                    |t| effect::first_chars(t, n),
-                    |t| t.chars().count() <= n,
-                    1,
+                    Rework::cut(
+                        move |t| effect::first_chars(t, n),
+                        move |t| t.chars().count() <= n,
+                    ),
                 )
                 .await;
             self.results.push(result(
@@ -224,9 +225,10 @@ impl Oracle<'_> {
                     &seen.arguments,
                     name,
                     &arguments,
-                    str::to_string,
-                    |_| true,
-                    2,
+                    Rework {
+                        times: 2,
+                        ..Rework::same()
+                    },
                 )
                 .await;
             self.results.push(result(
@@ -289,7 +291,7 @@ impl Oracle<'_> {
             Some(d) => {
                 let mut with = seen.arguments.clone();
                 with.insert(param.to_string(), d.clone());
-                (self.claimed(tool, &with, tool, &without, str::to_string, |_| true, 1)).await
+                (self.claimed(tool, &with, tool, &without, Rework::same())).await
             }
         };
         if judged.verdict == Verdict::Failed
@@ -347,8 +349,23 @@ impl Oracle<'_> {
         // uncut one: that shows nothing.
         let mut cuttable = true;
         let cut = claim.as_ref().and_then(Effect::cut);
-        let (value, check): (Value, Check) = match (&claim, cut) {
-            (Some(effect), Some(cut)) => {
+        // A projection keeps half the keys of the previous answer's first object.
+        let keys = match &claim {
+            Some(Effect::Project { .. }) => {
+                let keys = effect::revealing_keys(&seen.parts);
+                cuttable = keys.is_some();
+                Some(keys.unwrap_or_else(|| vec!["id".to_string()]))
+            }
+            _ => None,
+        };
+        let (value, check): (Value, Check) = match (&claim, cut, &keys) {
+            (Some(effect), None, Some(keys)) => (
+                keys.iter().map(|k| Value::from(k.as_str())).collect(),
+                Check::Claim {
+                    effect: effect.clone(),
+                },
+            ),
+            (Some(effect), Some(cut), _) => {
                 let limit = effect::revealing_limit(&seen.parts, |p| cut.measure(p));
                 cuttable = limit.is_some();
                 (
@@ -367,16 +384,19 @@ impl Oracle<'_> {
         };
         arguments.insert(param.to_string(), value.clone());
         let n = value.as_u64().unwrap_or(1) as usize;
-        let (outcome, mut judged) = match cut {
-            Some(cut) => {
+        let keys_claimed = keys.is_some();
+        let (outcome, mut judged) = match (cut, keys) {
+            (_, Some(keys)) => {
+                self.claimed(tool, &plain, tool, &arguments, Rework::project(keys))
+                    .await
+            }
+            (Some(cut), None) => {
                 self.claimed(
                     tool,
                     &plain,
                     tool,
                     &arguments,
-                    |t| cut.apply(t, n),
-                    |t| cut.fits(t, n),
-                    1,
+                    Rework::cut(move |t| cut.apply(t, n), move |t| cut.fits(t, n)),
                 )
                 .await
             }
@@ -402,9 +422,14 @@ impl Oracle<'_> {
             }
         };
         if !cuttable && judged.verdict == Verdict::Passed {
-            judged = Judged::unverifiable(format!(
-                "no part of its previous answer is long enough for `{param}` to cut, so the cut cannot show"
-            ));
+            judged = Judged::unverifiable(match keys_claimed {
+                true => format!(
+                    "its previous answer holds no JSON object with two keys, so `{param}` cannot show"
+                ),
+                false => format!(
+                    "no part of its previous answer is long enough for `{param}` to cut, so the cut cannot show"
+                ),
+            });
         }
         self.results.push(result(
             tool,
@@ -423,17 +448,20 @@ impl Oracle<'_> {
     /// answers agree, the claimed answer must equal them cut; where they differ, each part
     /// must still `fit`.
     // Long: the two reference calls, the claimed call and their comparison belong together: split, the reason for a failure would lose what it compares.
-    #[allow(clippy::too_many_arguments)] // two calls' names and arguments, and the claim's rework
     async fn claimed(
         &mut self,
         reference: &str,
         plain: &Map<String, Value>,
         tool: &str,
         arguments: &Map<String, Value>,
-        cut: impl Fn(&str) -> String,
-        fits: impl Fn(&str) -> bool,
-        times: usize,
+        rework: Rework<'_>,
     ) -> (Outcome, Judged) {
+        let Rework {
+            cut,
+            fits,
+            times,
+            read,
+        } = rework;
         let before = self.call(reference, plain).await;
         let outcome = self.call(tool, arguments).await;
         let after = self.call(reference, plain).await;
@@ -494,7 +522,7 @@ impl Oracle<'_> {
         let now: Vec<String> = outcome
             .parts
             .iter()
-            .map(|p| normalize::normalize(p))
+            .map(|p| normalize::normalize(&read(p)))
             .collect();
         let judged = if now == expected {
             Judged::passed(Some(Compared::Output))
@@ -510,5 +538,45 @@ impl Oracle<'_> {
             })
         };
         (outcome, judged)
+    }
+}
+
+/// How a claimed answer follows from the reference's: each part reworked by `cut` (where the
+/// reference changed between its two calls, each claimed part must still `fit`), the parts
+/// `times` over (a batch of that many identical argument sets), and each claimed part `read`
+/// before the comparison (JSON written compactly, where a projection rewrote it).
+struct Rework<'f> {
+    cut: Box<dyn Fn(&str) -> String + 'f>,
+    fits: Box<dyn Fn(&str) -> bool + 'f>,
+    times: usize,
+    read: Box<dyn Fn(&str) -> String + 'f>,
+}
+
+impl<'f> Rework<'f> {
+    /// The reference's answer as it is.
+    fn same() -> Rework<'f> {
+        Rework {
+            cut: Box::new(str::to_string),
+            fits: Box::new(|_| true),
+            times: 1,
+            read: Box::new(str::to_string),
+        }
+    }
+
+    fn cut(cut: impl Fn(&str) -> String + 'f, fits: impl Fn(&str) -> bool + 'f) -> Rework<'f> {
+        Rework {
+            cut: Box::new(cut),
+            fits: Box::new(fits),
+            ..Rework::same()
+        }
+    }
+
+    /// The reference's JSON with only `keys` kept.
+    fn project(keys: Vec<String>) -> Rework<'f> {
+        Rework {
+            cut: Box::new(move |t| effect::projected(t, &keys).unwrap_or_else(|| t.to_string())),
+            read: Box::new(effect::compact_json),
+            ..Rework::same()
+        }
     }
 }

@@ -87,6 +87,7 @@ pub fn rules_on_as(
         avoid: &avoid,
         answering: &[],
         multiline: &[],
+        json: &[],
         constraint: kind,
     };
     let proposal = rules::propose(op, &ctx).unwrap();
