@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 use ChangeKind::*;
 
 mod kind;
+mod pairing;
 mod pattern;
 pub use kind::ChangeKind;
 pub use pattern::{Pattern, joined as joined_patterns};
@@ -123,25 +124,6 @@ fn by_name(tools: &[Value]) -> BTreeMap<&str, ToolView<'_>> {
     map
 }
 
-/// The one of `names` that shares most name words with `name`, where it is the only one, or
-/// the only name there is.
-fn closest<'a>(name: &str, names: &[&'a str]) -> Option<&'a str> {
-    if let [only] = names {
-        return Some(only);
-    }
-    let words: BTreeSet<String> = crate::mutate::words::words(name).into_iter().collect();
-    let shared = |n: &str| {
-        let theirs: BTreeSet<String> = crate::mutate::words::words(n).into_iter().collect();
-        words.intersection(&theirs).count()
-    };
-    let mut scored: Vec<(usize, &'a str)> = names.iter().map(|n| (shared(n), *n)).collect();
-    scored.sort_by_key(|s| std::cmp::Reverse(s.0));
-    match scored.as_slice() {
-        [(best, n), (second, _), ..] if best > second && *best > 0 => Some(n),
-        _ => None,
-    }
-}
-
 /// Every schema change from `before` to `after`, ordered by tool, then kind, then parameter.
 pub fn diff(before: &[Value], after: &[Value]) -> Vec<SchemaChange> {
     let old = by_name(before);
@@ -168,11 +150,11 @@ pub fn diff(before: &[Value], after: &[Value]) -> Vec<SchemaChange> {
         // The pairing must be unique both ways, or which tool became which is a guess. Among
         // tools of one schema (tools without parameters all have the same), the one that
         // shares most of the other's name words is the pair, where no other shares as many.
-        let pair = closest(r, &candidates).filter(|a| {
+        let pair = pairing::closest(r, &candidates).filter(|a| {
             let rivals: Vec<&str> = (removed.iter().copied())
                 .filter(|r2| old[*r2].schema == new[*a].schema)
                 .collect();
-            closest(a, &rivals) == Some(*r)
+            pairing::closest(a, &rivals) == Some(*r)
         });
         let candidates: Vec<&str> = pair.into_iter().collect();
         let unique = candidates.len() == 1;

@@ -483,3 +483,12 @@ fn a_renamed_tool_among_added_tools_of_the_same_schema_is_paired_by_its_name_wor
     let kinds: Vec<_> = diff(&before, &after).iter().map(|c| c.kind).collect();
     assert!(!kinds.contains(&ChangeKind::ToolRenamed), "{kinds:?}");
 }
+
+#[test]
+fn a_removal_beside_a_copy_of_another_tool_with_the_same_schema_is_no_rename() {
+    let bare = |name: &str| json!({"name": name, "description": "d", "inputSchema": {"type": "object", "properties": {}}});
+    let before = [bare("lower"), bare("upper")];
+    let after = [bare("upper"), bare("upper_compat")];
+    let kinds: Vec<_> = diff(&before, &after).iter().map(|c| c.kind).collect();
+    assert_eq!(kinds, [ChangeKind::ToolRemoved, ChangeKind::ToolAdded]);
+}

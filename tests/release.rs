@@ -339,10 +339,9 @@ fn a_release_whose_planned_tools_fit_no_recipe_falls_back_to_another_kind_of_cha
     let release = record.release.expect("a release record");
     // Stand-ins of another class than the changed tools drawn, rather than a release that
     // fails: changed tools were planned, and tools were added, replaced or removed instead.
-    // (Fewer than planned: a release may plan two tools beyond those served, which only
-    // additions can touch, and only the original `query-docs` may still be copied.)
+    // (Fewer than planned: a small server's release plans three tools, the ones beyond those
+    // served only additions can touch, and a copy of a copy is not made.)
     assert!(release.planned_composite > 0, "{release:?}");
-    assert!(release.drafted >= 2, "{release:?}");
     assert!(!record.changes.is_empty(), "{release:?}");
     let operators: Vec<String> = record
         .changes

@@ -11,6 +11,14 @@ use crate::release::{
 use crate::version_record::{self, Rejection};
 use crate::workspace::VersionTag;
 
+/// The tools a release may plan on a server that serves fewer: the slots no served tool is
+/// left for fail, and the tool slots drafted in their place add new tools. Clamped to the tools
+/// served, a release of a one- or two-tool server touched one or two (9 of the 26 servers of
+/// servers-npm, whose releases kept the median at 2), where real small servers grow. Only small
+/// servers: on a six-tool fixture, planning two beyond the tools served left no untouched
+/// tool for a change drafted in a dropped one's place.
+pub(super) const FEWEST_PLANNABLE: usize = 3;
+
 /// A release being drafted: the run's events with its changes so far, its draws, and what it
 /// has made.
 pub(super) struct Drafting {
@@ -121,4 +129,15 @@ pub(super) fn drop_stranded(
     *changes = kept;
     *slots = kept_slots;
     stranded
+}
+
+/// Whether `op` leaves its tool as a tool of its own: a copy's source may take such a change in
+/// the same release, but not a second copy, a replacement or a removal (a copy and the
+/// source's removal are a rename under another name).
+pub(super) fn keeps_tool(op: crate::operators::Builtin) -> bool {
+    use crate::operators::Builtin::*;
+    !matches!(
+        op,
+        ToolAddition | ToolIntegration | ToolReplacement | ToolRemoval
+    )
 }

@@ -14,7 +14,9 @@ use async_trait::async_trait;
 
 use super::clock::Step;
 use super::culprit::culprit;
-use super::drafting::{Drafting, Slot, drop_stranded, name_key, realised_so_far};
+use super::drafting::{
+    Drafting, FEWEST_PLANNABLE, Slot, drop_stranded, keeps_tool, name_key, realised_so_far,
+};
 use super::proposer::{Ask, GiveUp, Proposed, Proposer, Provenance};
 use super::served::{self, mark_opaque_params};
 use super::{AttemptError, EvolveError};
@@ -32,14 +34,6 @@ use crate::workspace::VersionTag;
 /// descriptions can be edited where schemas are built in code): the recipes behind on the mix
 /// are drawn first, and the one that fits was seldom among the first three.
 const RECIPES_PER_TOOL: usize = plan::RECIPES.len();
-
-/// The tools a release may plan on a server that serves fewer: the slots no served tool is
-/// left for fail, and the tool slots drafted in their place add new tools. Clamped to the tools
-/// served, a release of a one- or two-tool server touched one or two (9 of the 26 servers of
-/// servers-npm, whose releases kept the median at 2), where real small servers grow. Only small
-/// servers: on a six-tool fixture, planning two beyond the tools served left no untouched
-/// tool for a change drafted in a dropped one's place.
-const FEWEST_PLANNABLE: usize = 3;
 
 /// Changes drafted in place of dropped ones, per version: each costs an attempt of the
 /// [`super::MAX_ATTEMPTS`], and a release that spent them all would not commit at all.
@@ -463,8 +457,7 @@ impl ReleaseProposer {
                     .iter()
                     .filter(|t| {
                         at.touched.contains(&t.name)
-                            || (builtin == operators::Builtin::ToolAddition
-                                && at.copied.contains(&t.name))
+                            || (!keeps_tool(builtin) && at.copied.contains(&t.name))
                             || then.is_some_and(|b| rules::applies(b, t, tools).is_err())
                     })
                     .map(|t| t.name.clone())

@@ -4,13 +4,14 @@
 
 use serde_json::{Map, Value};
 
+use super::claimed::Rework;
 use super::judge::{self, Judged, hard_failure, quote};
 use super::{
-    Check, Compared, Effect, Oracle, TestKind, Verdict, args, arguments_for, baseline, effect,
-    fresh, normalize, result, succeeds_as_before,
+    Check, Effect, Oracle, TestKind, Verdict, args, arguments_for, effect, fresh, result,
+    succeeds_as_before,
 };
 use crate::schema::ChangeKind;
-use crate::server::session::{CallStatus, Outcome};
+use crate::server::session::CallStatus;
 
 impl Oracle<'_> {
     /// Calls that exercise what changed, after the calls that compare with the previous
@@ -204,6 +205,32 @@ impl Oracle<'_> {
             ));
             return;
         }
+        if self.batch_added(name).await {
+            return;
+        }
+        let schema = self
+            .change
+            .tool(name)
+            .map(|t| t["inputSchema"].clone())
+            .unwrap_or_default();
+        let arguments = arguments_for(&schema);
+        let outcome = self.call(name, &arguments).await;
+        let judged = fresh(&outcome, name, self.unknown(), None);
+        self.results.push(result(
+            name,
+            TestKind::Added,
+            Check::New,
+            &arguments,
+            outcome.status,
+            None,
+            judged,
+        ));
+    }
+
+    /// A new tool claimed as a batch form: called with two argument sets of the tool it runs,
+    /// it answers that tool's answer twice. False where the change claims no batch form of it,
+    /// or the tool it runs has no previous call.
+    async fn batch_added(&mut self, name: &str) -> bool {
         let batch = self.change.effects.iter().find_map(|e| match e {
             Effect::Batch {
                 tool,
@@ -240,25 +267,9 @@ impl Oracle<'_> {
                 Some(seen.status),
                 judged,
             ));
-            return;
+            return true;
         }
-        let schema = self
-            .change
-            .tool(name)
-            .map(|t| t["inputSchema"].clone())
-            .unwrap_or_default();
-        let arguments = arguments_for(&schema);
-        let outcome = self.call(name, &arguments).await;
-        let judged = fresh(&outcome, name, self.unknown(), None);
-        self.results.push(result(
-            name,
-            TestKind::Added,
-            Check::New,
-            &arguments,
-            outcome.status,
-            None,
-            judged,
-        ));
+        false
     }
 
     /// A parameter made optional, or given another default: the previous call without it
@@ -440,143 +451,5 @@ impl Oracle<'_> {
             Some(seen.status),
             judged,
         ));
-    }
-
-    /// A claim that `tool` on `arguments` answers as `reference` on `plain`, each text part
-    /// cut by `cut`. The reference is called just before and just after in the same session,
-    /// so that state the calls change cannot pass for a broken claim: where both reference
-    /// answers agree, the claimed answer must equal them cut; where they differ, each part
-    /// must still `fit`.
-    // Long: the two reference calls, the claimed call and their comparison belong together: split, the reason for a failure would lose what it compares.
-    async fn claimed(
-        &mut self,
-        reference: &str,
-        plain: &Map<String, Value>,
-        tool: &str,
-        arguments: &Map<String, Value>,
-        rework: Rework<'_>,
-    ) -> (Outcome, Judged) {
-        let Rework {
-            cut,
-            fits,
-            times,
-            read,
-        } = rework;
-        let before = self.call(reference, plain).await;
-        let outcome = self.call(tool, arguments).await;
-        let after = self.call(reference, plain).await;
-        if let Some(f) = hard_failure(&outcome, tool, self.unknown()) {
-            return (outcome, f);
-        }
-        if self
-            .unknown()
-            .is_some_and(|u| u.matches(&before, reference))
-        {
-            let judged = Judged::unverifiable(format!(
-                "`{reference}` itself answers as the server answers a tool it does not have"
-            ));
-            return (outcome, judged);
-        }
-        if before.status != CallStatus::Ok {
-            let judged = match outcome.status {
-                status if judge::is_protocol_error(status) && before.status != status => {
-                    Judged::failed(format!(
-                        "a protocol error where `{reference}` answered {:?}: {}",
-                        before.status,
-                        quote(&outcome.text)
-                    ))
-                }
-                _ => Judged::unverifiable(format!(
-                    "`{reference}` itself answered {:?}: {}",
-                    before.status,
-                    quote(&before.text)
-                )),
-            };
-            return (outcome, judged);
-        }
-        if outcome.status != CallStatus::Ok {
-            let judged = Judged::failed(format!(
-                "it answered {:?} where `{reference}` succeeded: {}",
-                outcome.status,
-                quote(&outcome.text)
-            ));
-            return (outcome, judged);
-        }
-        if let Some(part) = outcome.parts.iter().find(|p| !fits(p)) {
-            let judged = Judged::failed(format!(
-                "a part of the answer is not cut as claimed: {}",
-                quote(part)
-            ));
-            return (outcome, judged);
-        }
-        let steady = after.status == CallStatus::Ok
-            && baseline::normalized_parts(&before) == baseline::normalized_parts(&after);
-        if !steady {
-            return (outcome, Judged::passed(Some(Compared::CallStatus)));
-        }
-        // A batch of `times` identical argument sets answers the reference's parts `times` over.
-        let expected: Vec<String> = (0..times)
-            .flat_map(|_| before.parts.iter())
-            .map(|p| normalize::normalize(&cut(p)))
-            .collect();
-        let now: Vec<String> = outcome
-            .parts
-            .iter()
-            .map(|p| normalize::normalize(&read(p)))
-            .collect();
-        let judged = if now == expected {
-            Judged::passed(Some(Compared::Output))
-        } else {
-            let difference = judge::first_difference(&expected.join("\n"), &now.join("\n"));
-            Judged::failed(match times {
-                1 => {
-                    format!("the answer is not `{reference}`'s answer cut as claimed: {difference}")
-                }
-                _ => format!(
-                    "the answer is not `{reference}`'s answers to the {times} argument sets, in order: {difference}"
-                ),
-            })
-        };
-        (outcome, judged)
-    }
-}
-
-/// How a claimed answer follows from the reference's: each part reworked by `cut` (where the
-/// reference changed between its two calls, each claimed part must still `fit`), the parts
-/// `times` over (a batch of that many identical argument sets), and each claimed part `read`
-/// before the comparison (JSON written compactly, where a projection rewrote it).
-struct Rework<'f> {
-    cut: Box<dyn Fn(&str) -> String + 'f>,
-    fits: Box<dyn Fn(&str) -> bool + 'f>,
-    times: usize,
-    read: Box<dyn Fn(&str) -> String + 'f>,
-}
-
-impl<'f> Rework<'f> {
-    /// The reference's answer as it is.
-    fn same() -> Rework<'f> {
-        Rework {
-            cut: Box::new(str::to_string),
-            fits: Box::new(|_| true),
-            times: 1,
-            read: Box::new(str::to_string),
-        }
-    }
-
-    fn cut(cut: impl Fn(&str) -> String + 'f, fits: impl Fn(&str) -> bool + 'f) -> Rework<'f> {
-        Rework {
-            cut: Box::new(cut),
-            fits: Box::new(fits),
-            ..Rework::same()
-        }
-    }
-
-    /// The reference's JSON with only `keys` kept.
-    fn project(keys: Vec<String>) -> Rework<'f> {
-        Rework {
-            cut: Box::new(move |t| effect::projected(t, &keys).unwrap_or_else(|| t.to_string())),
-            read: Box::new(effect::compact_json),
-            ..Rework::same()
-        }
     }
 }

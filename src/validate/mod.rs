@@ -19,6 +19,7 @@ mod baseline;
 mod bounds;
 mod calls;
 mod candidates;
+mod claimed;
 mod discover;
 pub mod effect;
 mod exercise;

@@ -1,0 +1,152 @@
+//! A claimed answer checked against the reference's: the reference tool called just before and
+//! after the claimed call, and the claimed answer compared with the reference's reworked as the
+//! claim says (cut, repeated for a batch, projected to some keys).
+
+use serde_json::{Map, Value};
+
+use super::judge::{self, Judged, hard_failure, quote};
+use super::{Compared, Oracle, baseline, effect, normalize};
+use crate::server::session::{CallStatus, Outcome};
+
+impl Oracle<'_> {
+    /// A claim that `tool` on `arguments` answers as `reference` on `plain`, each text part
+    /// cut by `cut`. The reference is called just before and just after in the same session,
+    /// so that state the calls change cannot pass for a broken claim: where both reference
+    /// answers agree, the claimed answer must equal them cut; where they differ, each part
+    /// must still `fit`.
+    // Long: the two reference calls, the claimed call and their comparison belong together: split, the reason for a failure would lose what it compares.
+    pub(super) async fn claimed(
+        &mut self,
+        reference: &str,
+        plain: &Map<String, Value>,
+        tool: &str,
+        arguments: &Map<String, Value>,
+        rework: Rework<'_>,
+    ) -> (Outcome, Judged) {
+        let Rework {
+            cut,
+            fits,
+            times,
+            read,
+        } = rework;
+        let before = self.call(reference, plain).await;
+        let outcome = self.call(tool, arguments).await;
+        let after = self.call(reference, plain).await;
+        if let Some(f) = hard_failure(&outcome, tool, self.unknown()) {
+            return (outcome, f);
+        }
+        if self
+            .unknown()
+            .is_some_and(|u| u.matches(&before, reference))
+        {
+            let judged = Judged::unverifiable(format!(
+                "`{reference}` itself answers as the server answers a tool it does not have"
+            ));
+            return (outcome, judged);
+        }
+        if before.status != CallStatus::Ok {
+            let judged = match outcome.status {
+                status if judge::is_protocol_error(status) && before.status != status => {
+                    Judged::failed(format!(
+                        "a protocol error where `{reference}` answered {:?}: {}",
+                        before.status,
+                        quote(&outcome.text)
+                    ))
+                }
+                _ => Judged::unverifiable(format!(
+                    "`{reference}` itself answered {:?}: {}",
+                    before.status,
+                    quote(&before.text)
+                )),
+            };
+            return (outcome, judged);
+        }
+        if outcome.status != CallStatus::Ok {
+            let judged = Judged::failed(format!(
+                "it answered {:?} where `{reference}` succeeded: {}",
+                outcome.status,
+                quote(&outcome.text)
+            ));
+            return (outcome, judged);
+        }
+        if let Some(part) = outcome.parts.iter().find(|p| !fits(p)) {
+            let judged = Judged::failed(format!(
+                "a part of the answer is not cut as claimed: {}",
+                quote(part)
+            ));
+            return (outcome, judged);
+        }
+        let steady = after.status == CallStatus::Ok
+            && baseline::normalized_parts(&before) == baseline::normalized_parts(&after);
+        if !steady {
+            return (outcome, Judged::passed(Some(Compared::CallStatus)));
+        }
+        // A batch of `times` identical argument sets answers the reference's parts `times` over.
+        let expected: Vec<String> = (0..times)
+            .flat_map(|_| before.parts.iter())
+            .map(|p| normalize::normalize(&cut(p)))
+            .collect();
+        let now: Vec<String> = outcome
+            .parts
+            .iter()
+            .map(|p| normalize::normalize(&read(p)))
+            .collect();
+        let judged = if now == expected {
+            Judged::passed(Some(Compared::Output))
+        } else {
+            let difference = judge::first_difference(&expected.join("\n"), &now.join("\n"));
+            Judged::failed(match times {
+                1 => {
+                    format!("the answer is not `{reference}`'s answer cut as claimed: {difference}")
+                }
+                _ => format!(
+                    "the answer is not `{reference}`'s answers to the {times} argument sets, in order: {difference}"
+                ),
+            })
+        };
+        (outcome, judged)
+    }
+}
+
+/// How a claimed answer follows from the reference's: each part reworked by `cut` (where the
+/// reference changed between its two calls, each claimed part must still `fit`), the parts
+/// `times` over (a batch of that many identical argument sets), and each claimed part `read`
+/// before the comparison (JSON written compactly, where a projection rewrote it).
+pub(super) struct Rework<'f> {
+    pub(super) cut: Box<dyn Fn(&str) -> String + 'f>,
+    pub(super) fits: Box<dyn Fn(&str) -> bool + 'f>,
+    pub(super) times: usize,
+    pub(super) read: Box<dyn Fn(&str) -> String + 'f>,
+}
+
+impl<'f> Rework<'f> {
+    /// The reference's answer as it is.
+    pub(super) fn same() -> Rework<'f> {
+        Rework {
+            cut: Box::new(str::to_string),
+            fits: Box::new(|_| true),
+            times: 1,
+            read: Box::new(str::to_string),
+        }
+    }
+
+    pub(super) fn cut(
+        cut: impl Fn(&str) -> String + 'f,
+        fits: impl Fn(&str) -> bool + 'f,
+    ) -> Rework<'f> {
+        Rework {
+            cut: Box::new(cut),
+            fits: Box::new(fits),
+            ..Rework::same()
+        }
+    }
+
+    /// The reference's JSON with only `keys` kept.
+    pub(super) fn project(keys: Vec<String>) -> Rework<'f> {
+        Rework {
+            cut: Box::new(move |t| effect::projected(t, &keys).unwrap_or_else(|| t.to_string())),
+            read: Box::new(effect::compact_json),
+            ..Rework::same()
+        }
+    }
+}
