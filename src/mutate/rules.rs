@@ -1235,7 +1235,11 @@ impl Draft<'_> {
         fresh_params(tool)
             .into_iter()
             .filter(|p| self.cuts_lines || !p.by_lines())
-            .filter(|p| p.takes != Takes::Keys || (self.answers_json && !python))
+            // A projection reworks text parts: a structured result would keep every key.
+            .filter(|p| {
+                p.takes != Takes::Keys
+                    || (self.answers_json && !python && tool.sites.output_keys.is_empty())
+            })
             .collect()
     }
 
