@@ -18,7 +18,7 @@ use common::given::{self, hunk, one_round};
 /// that adds `fields`; `json` says which tools answer JSON records.
 fn fields_on_list(work: &std::path::Path, json: &[String]) -> Option<Proposal> {
     let inventory = mcpevol::anchor::anchor(work).unwrap();
-    let avoid = ["count_people".to_string()];
+    let avoid = ["count_people".to_string(), "poll_people".to_string()];
     (1..60)
         .map(|seed| {
             let ctx = Context {
@@ -57,9 +57,9 @@ fn claimed_projection(pick: &str) -> mcpevol::evolve::Backend {
         &[],
         vec![
             hunk(
-                shape,
+                &format!("records\",\n  {{\n    {shape}"),
                 &format!(
-                    "{shape}\n    fields: z.array(z.string()).min(1).optional().describe(\"Keys to keep in each record.\"),"
+                    "records\",\n  {{\n    {shape}\n    fields: z.array(z.string()).min(1).optional().describe(\"Keys to keep in each record.\"),"
                 ),
             ),
             hunk(
@@ -132,4 +132,26 @@ fn the_honest_counterpart_of_the_given_projection_commits() {
     ));
     assert_eq!(status, RoundStatus::Committed, "{reason}");
     assert!(round.unwrap().proof.is_proven(), "{reason}");
+}
+
+#[test]
+fn a_projection_not_made_is_rejected_where_the_answers_change_from_call_to_call() {
+    // `poll_people` counts its calls: its answers are never equal, so only the keys of the
+    // claimed answer can show the projection, and here they are all still there.
+    let backend = given::proposal(
+        "O5",
+        &["poll_people"],
+        &[],
+        vec![hunk(
+            "    city: z.string().optional().describe(\"Only the people of this city\"),\n  },\n  async ({ city }) => {\n    polls",
+            "    city: z.string().optional().describe(\"Only the people of this city\"),\n    fields: z.array(z.string()).min(1).optional().describe(\"Keys to keep in each record.\"),\n  },\n  async ({ city }) => {\n    polls",
+        )],
+        vec![Effect::Project {
+            tool: "poll_people".into(),
+            param: "fields".into(),
+        }],
+    );
+    let (status, reason, _) = round_with(&backend);
+    assert_eq!(status, RoundStatus::Failed, "{reason}");
+    assert!(reason.contains("not cut as claimed"), "{reason}");
 }

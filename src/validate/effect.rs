@@ -145,6 +145,23 @@ pub fn projected(text: &str, keys: &[String]) -> Option<String> {
     Some(pick(value, keys).to_string())
 }
 
+/// Whether `text` is JSON whose top-level object, or each object of its top-level list, has no
+/// key but `keys`: what a projection's answer must be even where the reference's answers
+/// changed between calls and cannot be compared.
+pub fn keeps_only(text: &str, keys: &[String]) -> bool {
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(text) else {
+        return false;
+    };
+    let objects: Vec<&serde_json::Value> = match &value {
+        serde_json::Value::Array(items) => items.iter().collect(),
+        other => vec![other],
+    };
+    objects.iter().all(|o| {
+        o.as_object()
+            .is_none_or(|m| m.keys().all(|k| keys.contains(k)))
+    })
+}
+
 /// `text` as compact JSON, or as it is where it is not JSON.
 pub fn compact_json(text: &str) -> String {
     serde_json::from_str::<serde_json::Value>(text)
@@ -204,6 +221,9 @@ mod tests {
             Some(vec!["a".to_string()])
         );
         assert_eq!(revealing_keys(&[r#"{"a": 1}"#.to_string()]), None);
+        assert!(keeps_only(r#"[{"a": 1}, {}]"#, &keys));
+        assert!(!keeps_only(r#"{"a": 1, "b": 2}"#, &keys));
+        assert!(!keeps_only("not json", &keys));
     }
 
     #[test]
