@@ -3,6 +3,7 @@
 //! where the tool is registered with its name, description, zod shape and handler written out
 //! in one call (`server.tool(...)`, `server.registerTool(...)`), which the copy rewrites.
 
+use super::splice::contains;
 use super::words;
 use crate::inventory::{Span, Tool};
 
@@ -66,8 +67,9 @@ pub fn shape(zod: &str, shape: &str, of: &str) -> String {
 
 /// The batch form's handler: the tool's own `handler` (an expression) called on each argument
 /// set in turn, the content parts of the answers joined (a bare string answer is one text
-/// part); the first answer that is an error is the batch's answer. Written as the wrapper of `mutate::wrap` is, valid TypeScript as well;
-/// `indent` is that of the line the handler starts on.
+/// part); the first answer that is an error is the batch's answer. Written as the wrapper of
+/// `mutate::wrap` is, valid TypeScript as well; `indent` is that of the line the handler starts
+/// on.
 pub fn handler(handler: &str, indent: &str) -> String {
     let lines = [
         (0, "((handler) => async function (...callArgs) {".to_string()),
@@ -97,10 +99,6 @@ pub fn handler(handler: &str, indent: &str) -> String {
         out.push('\n');
     }
     format!("{out}{indent}{handler})")
-}
-
-fn contains(outer: &Span, inner: &Span) -> bool {
-    outer.file == inner.file && outer.bytes.0 <= inner.bytes.0 && inner.bytes.1 <= outer.bytes.1
 }
 
 #[cfg(test)]

@@ -12,7 +12,9 @@ use super::batch_form;
 use super::behaviours::{Bound, NEW_PARAMS, NewParam, Takes, around_params_in};
 use super::prose::{self, Note};
 use super::python::{self, is_python};
-use super::splice::{Edits, append_entry, indent_at, item_range, js_string, statement_range};
+use super::splice::{
+    Edits, append_entry, contains, indent_at, item_range, js_string, statement_range,
+};
 use super::{
     ConstraintKind, Context, MutateError, Presence, Proposal, Rng, defaults, loosen, retext,
     unroute, words, wrap,
@@ -289,10 +291,6 @@ fn a_replacement_raises_a_version_word_and_a_copy_of_a_copy_is_refused() {
         made_by_rules("fetch_v1") && made_by_rules("fetch_alias") && made_by_rules("fetchBatch")
     );
     assert!(!made_by_rules("fetch_v2") && !made_by_rules("fetch"));
-}
-
-fn contains(outer: &Span, inner: &Span) -> bool {
-    outer.file == inner.file && outer.bytes.0 <= inner.bytes.0 && inner.bytes.1 <= outer.bytes.1
 }
 
 fn optional_params(tool: &Tool) -> Vec<&ParamSite> {

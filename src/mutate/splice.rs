@@ -117,6 +117,11 @@ pub fn js_string(s: &str) -> String {
 }
 
 /// The indentation of the line holding `at`.
+/// Whether `inner` lies within `outer`, in the same file.
+pub fn contains(outer: &Span, inner: &Span) -> bool {
+    outer.file == inner.file && outer.bytes.0 <= inner.bytes.0 && inner.bytes.1 <= outer.bytes.1
+}
+
 pub fn indent_at(text: &str, at: usize) -> &str {
     let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
     let line = &text[line_start..];

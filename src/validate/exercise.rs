@@ -231,24 +231,20 @@ impl Oracle<'_> {
     /// it answers that tool's answer twice. False where the change claims no batch form of it,
     /// or the tool it runs has no previous call.
     async fn batch_added(&mut self, name: &str) -> bool {
-        let batch = self.change.effects.iter().find_map(|e| match e {
-            Effect::Batch {
-                tool,
-                source,
-                items,
-            } if tool == name => Some(e.clone()).zip(Some((source.clone(), items.clone()))),
-            _ => None,
-        });
-        if let Some((claim, (source, items))) = batch
-            && let Some(seen) = self.baseline.calls.get(&source).cloned()
+        let claim = (self.change.effects.iter())
+            .find(|e| matches!(e, Effect::Batch { tool, .. } if tool == name))
+            .cloned();
+        if let Some(claim) = claim
+            && let Effect::Batch { source, items, .. } = &claim
+            && let Some(seen) = self.baseline.calls.get(source).cloned()
         {
             // Two sets, so that an answer for the first item alone does not pass.
             let set = Value::Object(seen.arguments.clone());
             let mut arguments = Map::new();
-            arguments.insert(items, Value::Array(vec![set.clone(), set]));
+            arguments.insert(items.clone(), Value::Array(vec![set.clone(), set]));
             let (outcome, judged) = self
                 .claimed(
-                    &source,
+                    source,
                     &seen.arguments,
                     name,
                     &arguments,
