@@ -320,3 +320,61 @@ fn a_file_read_in_parts_has_the_facts_it_has_read_whole() {
     }
     assert!(split_files > 20, "only {split_files} files were cut in two");
 }
+
+/// Compiled TypeScript of a chart server: each tool's zod shape is a module's `const schema`,
+/// its chains split over lines (`zod_1.z\n  .array(..)`) and some entries naming schemas shared
+/// from another module. Each tool reads its own module's shape; before, no shape was read
+/// (the split chain and the shared entry each failed the zod test) and the tools had none.
+#[test]
+fn zod_shapes_split_over_lines_with_shared_entries_are_each_read_from_their_own_module() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("build/charts")).unwrap();
+    std::fs::write(
+        root.join("package.json"),
+        r#"{ "name": "charts", "version": "1.0.0", "main": "build/index.js" }"#,
+    )
+    .unwrap();
+    for (chart, param) in [("bar", "values"), ("pie", "slices")] {
+        let module = format!(
+            "\"use strict\";\nconst zod_1 = require(\"zod\");\nconst base_1 = require(\"./base.js\");\n\
+             const utils_1 = require(\"../utils.js\");\nconst schema = {{\n    {param}: zod_1.z\n        \
+             .array(zod_1.z.number())\n        .describe(\"The {param} to draw\"),\n    \
+             theme: base_1.ThemeSchema,\n}};\nconst tool = {{\n    name: \"draw_{chart}\",\n    \
+             description: \"Draw a {chart} chart\",\n    \
+             inputSchema: (0, utils_1.zodToJsonSchema)(schema),\n}};\nexports.{chart} = {{ schema, tool }};\n"
+        );
+        std::fs::write(root.join(format!("build/charts/{chart}.js")), module).unwrap();
+    }
+    std::fs::write(
+        root.join("build/index.js"),
+        "\"use strict\";\nconst { Server } = require(\"@modelcontextprotocol/sdk/server/index.js\");\n\
+         const { ListToolsRequestSchema } = require(\"@modelcontextprotocol/sdk/types.js\");\n\
+         const { bar } = require(\"./charts/bar.js\");\nconst { pie } = require(\"./charts/pie.js\");\n\
+         const server = new Server({ name: \"charts\", version: \"1.0.0\" }, { capabilities: { tools: {} } });\n\
+         server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [bar.tool, pie.tool] }));\n",
+    )
+    .unwrap();
+    let inventory = anchor(root).unwrap();
+    let params = |tool: &str| -> Vec<(String, Option<String>)> {
+        let t = inventory.tools.iter().find(|t| t.name == tool).unwrap();
+        t.params
+            .iter()
+            .map(|p| (p.name.clone(), p.description.clone()))
+            .collect()
+    };
+    assert_eq!(
+        params("draw_bar"),
+        [
+            ("values".to_string(), Some("The values to draw".to_string())),
+            ("theme".to_string(), None)
+        ]
+    );
+    assert_eq!(
+        params("draw_pie"),
+        [
+            ("slices".to_string(), Some("The slices to draw".to_string())),
+            ("theme".to_string(), None)
+        ]
+    );
+}

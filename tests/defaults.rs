@@ -82,17 +82,13 @@ fn passed_as_before<'a>(round: &'a RoundRecord, tool: &str) -> &'a mcpevol::vali
     before
 }
 
-#[test]
-fn the_rules_demotion_commits_proven_by_a_call_without_the_parameter() {
+/// The rules' demotion of `convert`'s `metres` on oracle fixture `fixture`, written as
+/// `written`: committed, proven by a call without `metres` that passed.
+fn demoted(fixture: &str, written: &str) -> RoundRecord {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let work = common::oracle_fixture(&rt, "demote", &dir.path().join("w"));
-    let round = committed(
-        &rt,
-        &work,
-        (ConstraintKind::Demotion, "convert"),
-        ".default(1).describe(",
-    );
+    let work = common::oracle_fixture(&rt, fixture, &dir.path().join("w"));
+    let round = committed(&rt, &work, (ConstraintKind::Demotion, "convert"), written);
     let kinds: Vec<_> = round.schema_changes.iter().map(|c| c.kind).collect();
     assert!(
         kinds.contains(&mcpevol::schema::ChangeKind::ParamRequiredChanged),
@@ -111,6 +107,12 @@ fn the_rules_demotion_commits_proven_by_a_call_without_the_parameter() {
     assert_eq!(check.verdict, Verdict::Passed, "{check:?}");
     assert!(check.arguments.get("metres").is_none(), "{check:?}");
     assert!(round.proof.is_proven(), "{:?}", round.proof);
+    round
+}
+
+#[test]
+fn the_rules_demotion_commits_proven_by_a_call_without_the_parameter() {
+    demoted("demote", ".default(1).describe(");
 }
 
 /// `greet`'s `name` made optional with a declared default, on the JSON-schema server of
@@ -329,4 +331,14 @@ fn a_json_schema_boolean_declared_false_commits_proven_by_a_call_without_it_answ
         .expect("a call of greet without loud");
     assert_eq!(defaulted.verdict, Verdict::Passed, "{defaulted:?}");
     assert!(round.proof.is_proven(), "{:?}", round.proof);
+}
+
+#[test]
+fn a_demotion_of_a_chain_that_goes_on_after_its_description_writes_the_default_at_its_end() {
+    // Before `.describe(...)`, the default cut the chain (`.default(..).describe(..).min(0)`):
+    // the server threw at load and the round could not commit.
+    demoted(
+        "demote-chain",
+        r#".min(0, { message: "A length is at least 0." }).default("#,
+    );
 }

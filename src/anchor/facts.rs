@@ -683,14 +683,24 @@ impl<'t> Reader<'_, 't> {
         }
     }
 
-    /// A JSON schema, or a raw zod shape whose values are zod chains.
+    /// A JSON schema, or a raw zod shape: zod chains, beside which some entries may name
+    /// schemas declared elsewhere (`theme: base_1.ThemeSchema`: 27 chart tools of one server
+    /// share their style entries that way, and their shapes were read as no schema at all).
     fn is_schema_like(&self, object: Node) -> bool {
         let entries = object_entries(object, self.src);
+        // `zod_1.z\n    .array(data)`: chains are split over lines in compiled output.
+        let zod = |v: Node| {
+            v.kind() == "call_expression" && {
+                let t = text(v, self.src);
+                t.contains("z.") || t.split_whitespace().collect::<String>().contains("z.")
+            }
+        };
+        let named = |v: Node| matches!(v.kind(), "identifier" | "member_expression");
         entries.iter().any(|(k, _, _)| k == "properties")
-            || (!entries.is_empty()
+            || (entries.iter().any(|(_, v, _)| zod(unwrap(*v)))
                 && entries.iter().all(|(_, v, _)| {
                     let v = unwrap(*v);
-                    v.kind() == "call_expression" && text(v, self.src).contains("z.")
+                    zod(v) || named(v)
                 }))
     }
 

@@ -346,9 +346,11 @@ fn default_argument(chain: &str) -> Option<(usize, usize)> {
     Some((open + lead, open + lead + len))
 }
 
-/// Writes `.default(value)` into the parameter's zod chain: before its `.describe(...)`, so
-/// that the description stays on the outermost schema (what zod's JSON Schema reads), else at
-/// its end.
+/// Writes `.default(value)` into the parameter's zod chain: before its `.describe(...)` where
+/// that call ends the chain, so that the description stays on the outermost schema (what zod's
+/// JSON Schema reads), else at its end. Before a `.describe(...)` that other calls follow, it
+/// broke them: `z.number().default(0).describe(..).min(0)` throws at load (a default has no
+/// `min`), and the server never started.
 pub(super) fn demote(
     e: &mut Edits,
     root: &Path,
@@ -360,8 +362,12 @@ pub(super) fn demote(
     let chain = &text[start..end];
     let at = match &site.description {
         Some(d) if d.span.file == site.value.file && (start..end).contains(&d.span.bytes.0) => {
+            let closes_chain = text
+                .get(d.span.bytes.1..end)
+                .is_some_and(|rest| rest.trim() == ")");
             chain[..d.span.bytes.0 - start]
                 .rfind(".describe(")
+                .filter(|_| closes_chain)
                 .map_or(end, |i| start + i)
         }
         _ => end,
