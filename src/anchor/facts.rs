@@ -155,6 +155,11 @@ pub struct FileFacts {
     /// Identifiers listed in arrays, which may be definition objects held in constants.
     pub array_refs: Vec<(String, Span)>,
     pub functions: Vec<(String, Span)>,
+    /// Objects whose keys may be tool names and whose values are plain literals
+    /// (`{ generate_bar_chart: "bar" }`): each key with the route its entry is. The linker
+    /// keeps the tables most of whose keys are listed tools' names: a call is routed by a
+    /// lookup in it, so a copy of a tool needs an entry of its own there.
+    pub name_tables: Vec<Vec<(Expr, inventory::Route)>>,
     /// Python: functions that register tools or call others (decorators of the server's own
     /// making), and functions decorated by such an unknown decorator; linking joins them.
     pub registering_fns: Vec<decorators::RegisteringFn>,
@@ -490,6 +495,7 @@ impl<'t> Reader<'_, 't> {
         }
         // A handler map: `{ echo: async (args) => ..., "get-time": handleTime }`.
         let mut cursor = object.walk();
+        let mut table: Vec<(Expr, inventory::Route)> = Vec::new();
         for entry in object.named_children(&mut cursor) {
             let (key, value) = match entry.kind() {
                 "pair" => (
@@ -502,6 +508,16 @@ impl<'t> Reader<'_, 't> {
             let (Some(key), Some(value)) = (key, value) else {
                 continue;
             };
+            if entry.kind() == "pair" && matches!(unwrap(value).kind(), "string" | "number") {
+                table.push((
+                    syntax::key_expr(key, self.src),
+                    inventory::Route {
+                        kind: RouteKind::MapEntry,
+                        label: span(key, self.rel),
+                        site: span(entry, self.rel),
+                    },
+                ));
+            }
             if let Some(handler) = self.handler_ref(value) {
                 self.facts.dispatches.push(Dispatch {
                     name: syntax::key_expr(key, self.src),
@@ -517,6 +533,9 @@ impl<'t> Reader<'_, 't> {
                     registration: None,
                 });
             }
+        }
+        if table.len() >= 2 {
+            self.facts.name_tables.push(table);
         }
     }
 

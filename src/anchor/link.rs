@@ -182,6 +182,8 @@ pub fn link(
     reached: &HashSet<String>,
 ) -> Vec<Tool> {
     let mut tools = link_tools(files, entry, reached);
+    let names = Names::new(files);
+    super::name_tables::route(&mut tools, files, |e, f| names.resolve(e, f));
     mark_shared_constants(&mut tools);
     tools
 }

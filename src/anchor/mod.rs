@@ -9,6 +9,7 @@ pub mod files;
 pub mod grammar;
 pub mod link;
 pub mod literal;
+mod name_tables;
 pub mod params;
 pub mod pieces;
 pub mod python;

@@ -56,6 +56,7 @@ impl FileFacts {
             schemas,
             array_refs,
             functions,
+            name_tables,
             registering_fns,
             helper_uses,
             imports,
@@ -68,6 +69,7 @@ impl FileFacts {
         self.schemas.extend(schemas);
         self.array_refs.extend(array_refs);
         self.functions.extend(functions);
+        self.name_tables.extend(name_tables);
         self.registering_fns.extend(registering_fns);
         self.helper_uses.extend(helper_uses);
         self.imports.extend(imports);
