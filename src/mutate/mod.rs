@@ -5,6 +5,7 @@
 
 mod batch_form;
 pub mod behaviours;
+pub mod capitals;
 mod defaults;
 pub mod docstring;
 mod loosen;
@@ -97,6 +98,9 @@ pub enum ConstraintKind {
     NewRequired,
     /// An upper bound of a parameter's own raised (P8, looser).
     Loosen,
+    /// Each lowercase value of a parameter's enum accepted in capitals too, read by the handler
+    /// as the value it spells (P8, looser).
+    Capitals,
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -10,6 +10,7 @@ use std::path::Path;
 
 use super::batch_form;
 use super::behaviours::{Bound, NEW_PARAMS, NewParam, Takes, around_params_in};
+use super::capitals;
 use super::prose::{self, Note};
 use super::python::{self, is_python};
 use super::splice::{
@@ -127,6 +128,9 @@ pub fn applies_as(
         }
         ConstraintMutation if kind == ConstraintKind::Loosen => {
             loosen::loosenable(tool).map(|_| ())
+        }
+        ConstraintMutation if kind == ConstraintKind::Capitals => {
+            capitals::widenable(tool).map(|_| ())
         }
         ConstraintMutation if kind == ConstraintKind::Redefault => {
             match defaults::json_declarable(tool) {
@@ -606,6 +610,20 @@ impl Draft<'_> {
                 format!(
                     "Constraint Mutation: `{name}`.`{}` allows up to {} now (was {})",
                     site.name, l.new, l.old
+                )
+            }
+            ConstraintMutation if self.constraint == ConstraintKind::Capitals => {
+                let (site, synonyms) = capitals::widenable(tool).expect("applies() checked");
+                let json = tool.sites.schema.as_ref().is_some_and(|s| s.json);
+                capitals::widen(&mut self.e, self.root, site, json, &synonyms)?;
+                let around = capitals::around(&site.name, &synonyms);
+                wrap::wrap(&mut self.e, self.root, tool, &around)?;
+                (self.effects).extend(capitals::claims(&tool.name, &site.name, &synonyms));
+                let values: Vec<String> = synonyms.iter().map(|(v, _)| format!("`{v}`")).collect();
+                format!(
+                    "Constraint Mutation: `{name}`.`{}` accepts its values in capitals too ({})",
+                    site.name,
+                    values.join(", ")
                 )
             }
             ConstraintMutation if self.constraint == ConstraintKind::Redefault => {

@@ -88,6 +88,7 @@ pub const RECIPES: &[Recipe] = &[
     ),
     r(Class::Single, &[p(8)], &["O6"]),
     rk(Class::Single, &[p(8)], &["O6"], ConstraintKind::Loosen),
+    rk(Class::Single, &[p(8)], &["O6"], ConstraintKind::Capitals),
     rk(Class::Single, &[p(13)], &["O6"], ConstraintKind::Demotion),
     rk(Class::Single, &[p(13)], &["O6"], ConstraintKind::Promotion),
     r(Class::Single, &[p(11)], &["O7"]),

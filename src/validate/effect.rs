@@ -35,6 +35,14 @@ pub enum Effect {
     Project { tool: String, param: String },
     /// A value of `param` beyond its new bound is refused with an error, not passed on.
     Enforced { tool: String, param: String },
+    /// With `param` set to `value` (a value the change added), `tool` answers exactly as with
+    /// `param` set to `means`, on the same other arguments.
+    Synonym {
+        tool: String,
+        param: String,
+        value: String,
+        means: String,
+    },
     /// `tool`, removed, has `successor` (an existing tool or a new one) answer its calls: the
     /// removed tool's previous call, sent to `successor`, answers as the removed tool did.
     Successor { tool: String, successor: String },
@@ -50,6 +58,7 @@ impl Effect {
             | Effect::Variant { tool, .. }
             | Effect::Batch { tool, .. }
             | Effect::Enforced { tool, .. }
+            | Effect::Synonym { tool, .. }
             | Effect::Successor { tool, .. } => tool,
         }
     }
@@ -61,7 +70,8 @@ impl Effect {
             | Effect::TruncateLines { param, .. }
             | Effect::SkipLines { param, .. }
             | Effect::Project { param, .. }
-            | Effect::Enforced { param, .. } => Some(param),
+            | Effect::Enforced { param, .. }
+            | Effect::Synonym { param, .. } => Some(param),
             Effect::Variant { .. } | Effect::Batch { .. } | Effect::Successor { .. } => None,
         }
     }

@@ -76,6 +76,7 @@ impl Oracle<'_> {
             judged,
         ));
 
+        self.synonym(tool, param, &seen).await;
         let Some(probe) = bounds::probe(&new, &old, param) else {
             return;
         };
@@ -234,4 +235,48 @@ fn without_value(text: &str, value: &Value) -> String {
         text.replace(&shown, "<value>")
     };
     normalize::normalize(&text)
+}
+
+impl Oracle<'_> {
+    /// A new value claimed to stand for an old one ([`Effect::Synonym`]): the previous call
+    /// with the new value answers as the same call with the old value, both made now. The one
+    /// claimed for the value the previous call sent is checked, else the first claimed.
+    async fn synonym(&mut self, tool: &str, param: &str, seen: &baseline::Observation) {
+        let claims: Vec<&Effect> = (self.change.effects.iter())
+            .filter(|e| matches!(e, Effect::Synonym { tool: t, param: p, .. } if t == tool && p == param))
+            .collect();
+        let sent = seen.arguments.get(param).and_then(Value::as_str);
+        let Some(claim) = (claims.iter())
+            .find(|e| matches!(e, Effect::Synonym { means, .. } if Some(means.as_str()) == sent))
+            .or(claims.first())
+            .map(|e| (*e).clone())
+        else {
+            return;
+        };
+        let Effect::Synonym { value, means, .. } = &claim else {
+            return;
+        };
+        let mut plain = seen.arguments.clone();
+        plain.insert(param.into(), means.clone().into());
+        let mut arguments = seen.arguments.clone();
+        arguments.insert(param.into(), value.clone().into());
+        let (outcome, judged) = self
+            .claimed(
+                tool,
+                &plain,
+                tool,
+                &arguments,
+                super::claimed::Rework::same(),
+            )
+            .await;
+        self.results.push(result(
+            tool,
+            TestKind::Changed,
+            super::Check::Claim { effect: claim },
+            &arguments,
+            outcome.status,
+            Some(seen.status),
+            judged,
+        ));
+    }
 }

@@ -100,9 +100,13 @@ pub fn exercises(test: &TestResult, change: &SchemaChange) -> bool {
         }
         ChangeKind::ParamConstraintChanged => {
             on_tool
-                && matches!(&test.check,
-                    Check::InsideBound { param: p } | Check::BeyondBound { param: p }
-                        if Some(p.as_str()) == param)
+                && match &test.check {
+                    Check::InsideBound { param: p } | Check::BeyondBound { param: p } => {
+                        Some(p.as_str()) == param
+                    }
+                    Check::Claim { effect } => effect.param() == param,
+                    _ => false,
+                }
         }
         // Made optional: called without it, the tool answers as with its declared default.
         ChangeKind::ParamRequiredChanged if change.required == Some(false) => {
