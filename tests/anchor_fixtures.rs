@@ -378,3 +378,54 @@ fn zod_shapes_split_over_lines_with_shared_entries_are_each_read_from_their_own_
         ]
     );
 }
+
+/// A tool registered through a helper that takes its definition, schema and handler
+/// (`this.register(server, ECHO_TOOL, EchoSchema, handler)`), its handler wrapped the way
+/// mcpevol wraps handlers: still registered by that call, with the wrapped function as its
+/// handler. Read as no handler, its registration fell back to a list of definitions that no
+/// tool list reads, and a copy added there was never served.
+#[test]
+fn a_helper_registration_whose_handler_mcpevol_wrapped_keeps_its_call_and_handler() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("dist")).unwrap();
+    std::fs::write(
+        root.join("package.json"),
+        r#"{ "name": "helper", "version": "1.0.0", "type": "module", "main": "dist/index.js" }"#,
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("dist/tools.js"),
+        "export const ECHO_TOOL = {\n    name: \"echo\",\n    title: \"Echo\",\n    description: \"Answer the text\",\n    \
+         annotations: { readOnlyHint: true },\n};\n\
+         export const ALL_TOOLS = [\n    ECHO_TOOL,\n];\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("dist/index.js"),
+        "import { McpServer } from \"@modelcontextprotocol/sdk/server/mcp.js\";\n\
+         import { z } from \"zod\";\nimport { ECHO_TOOL } from \"./tools.js\";\n\
+         const EchoSchema = { text: z.string().describe(\"The text\") };\n\
+         class App {\n    register(server, meta, schema, handler) {\n        \
+         server.registerTool(meta.name, { description: meta.description, inputSchema: schema }, handler);\n    }\n    \
+         create() {\n        const server = new McpServer({ name: \"helper\", version: \"1.0.0\" });\n        \
+         this.register(server, ECHO_TOOL, EchoSchema, ((handler) => async function (...callArgs) {\n          \
+         return await handler.apply(this, callArgs);\n        })((params) => ({ content: [{ type: \"text\", text: params.text }] })));\n        \
+         return server;\n    }\n}\nnew App().create();\n",
+    )
+    .unwrap();
+    let inventory = anchor(root).unwrap();
+    let echo = inventory.tools.iter().find(|t| t.name == "echo").unwrap();
+    let handler = echo.handler.as_ref().expect("a handler");
+    assert!(
+        snippet(handler, root).starts_with("(params) =>"),
+        "{handler:?}"
+    );
+    let registration = echo.sites.registration.as_ref().expect("a registration");
+    assert_eq!(registration.file, "dist/index.js", "{registration:?}");
+    assert!(
+        snippet(registration, root).starts_with("this.register(server, ECHO_TOOL"),
+        "{}",
+        snippet(registration, root)
+    );
+}

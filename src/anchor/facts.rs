@@ -560,7 +560,10 @@ impl<'t> Reader<'_, 't> {
             return;
         }
         if m.get("refcall").is_some() {
-            let handler = span(m.node("handler"), self.rel);
+            // A wrapped handler is the function the wrappers are put around.
+            let Some(HandlerRef::At(handler)) = self.handler_ref(m.node("handler")) else {
+                return;
+            };
             let paths: Vec<String> = arguments(m.node("args"))
                 .into_iter()
                 .filter(|a| matches!(a.kind(), "identifier" | "member_expression"))

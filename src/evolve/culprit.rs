@@ -15,7 +15,10 @@ pub(super) fn culprit(changes: &[Proposal], why: &str) -> usize {
             .chain(&p.added)
             .any(|t| why.contains(&format!("`{t}`")))
     };
-    let by_operator = |p: &Proposal| why.contains(&format!(" {}:", p.operator));
+    // `contract of O1: ...`, or in a release `contract of O1 on `a`: ...`.
+    let by_operator = |p: &Proposal| {
+        why.contains(&format!(" {}:", p.operator)) || why.contains(&format!(" {} on ", p.operator))
+    };
     let traced = |p: &Proposal| {
         p.hunks
             .iter()
@@ -69,6 +72,14 @@ mod tests {
             0
         );
         assert_eq!(culprit(&changes, "the server did not start"), 2);
+    }
+
+    #[test]
+    fn a_broken_contract_in_a_release_drops_the_change_it_names_not_the_last_of_its_operator() {
+        let changes = [change("O1", "a"), change("O9", "a"), change("O1", "b")];
+        let why = "the schema change breaks the contract of O1 on `a`: no change at all, but \
+                   this operator requires exactly 1 tool-added";
+        assert_eq!(culprit(&changes, why), 0);
     }
 
     #[test]

@@ -239,8 +239,22 @@ fn verify_contracts(
     operators: &[&Operator],
     changes: &[SchemaChange],
 ) -> Result<(), AttemptError> {
-    let broken = |op: &Operator, violations: Vec<String>| AttemptError::Contract {
-        operator: op.id.to_string(),
+    // In a release, the change is named by its tools as well as its operator, so that the one
+    // that broke its contract is the one dropped: named by operator alone, a release of several
+    // copies, one of them listed where no tool list reads it, had its other copies dropped one
+    // by one, each "no change at all".
+    let broken = |p: &Proposal, op: &Operator, violations: Vec<String>| AttemptError::Contract {
+        operator: match proposals.len() {
+            1 => op.id.to_string(),
+            _ => format!(
+                "{} on {}",
+                op.id,
+                (p.targets.iter())
+                    .map(|t| format!("`{t}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        },
         violations,
     };
     let pairs: Vec<(&Proposal, &crate::contract::Contract)> = proposals
@@ -258,7 +272,7 @@ fn verify_contracts(
                 changes[*i].clone()
             })
             .collect();
-        contract::verify(&op.contract, &mine, &p.targets).map_err(|v| broken(op, v))?;
+        contract::verify(&op.contract, &mine, &p.targets).map_err(|v| broken(p, op, v))?;
     }
     let unclaimed: Vec<String> = changes
         .iter()
