@@ -36,6 +36,8 @@ pub(super) struct Drafting {
     pub(super) substituting: bool,
     pub(super) adds: bool,
     pub(super) describes: bool,
+    /// Operators not drafted on this server any more ([`unseen_operators`]).
+    pub(super) unseen: Vec<String>,
 }
 
 /// What a change of a release was drafted for: its slot's class, and the events counted for
@@ -81,6 +83,59 @@ pub(super) fn realised_so_far(ask: &Ask<'_>) -> Result<plan::Tally, EvolveError>
         }
     }
     Ok(tally)
+}
+
+/// Changes of one operator whose edits the running server showed no trace of ("no change at
+/// all": a bound written where the server's schema builder does not read it), in the earlier
+/// versions of the run, before an operator is no longer drafted on it: one may be the tool's
+/// own case, two are the server's way of building schemas. Drafted again each version, such
+/// changes were dropped 34 times on servers-npm (3 seeds), each costing an attempt and a tool.
+pub(super) const UNSEEN_DROPS: usize = 2;
+
+/// The operators whose changes were dropped from the run's earlier versions [`UNSEEN_DROPS`]
+/// times or more for leaving the served schema unchanged, more often than they committed.
+pub(super) fn unseen_operators(ask: &Ask<'_>) -> Result<Vec<String>, EvolveError> {
+    let (mut unseen, mut committed) = (Vec::new(), Vec::new());
+    for v in ask.ws.versions()? {
+        if v.tag == VersionTag::ORIGINAL || v.tag >= ask.version {
+            continue;
+        }
+        let Some(record) = version_record::read_round(ask.ws, v.tag)? else {
+            continue;
+        };
+        for r in &record.rejected {
+            if let Some(op) = &r.operator
+                && r.kind == version_record::RejectionKind::Contract
+                && r.reason.contains("no change at all")
+            {
+                unseen.push(op.to_string());
+            }
+        }
+        committed.extend(
+            record
+                .changes
+                .iter()
+                .map(|c| c.proposal.operator.to_string()),
+        );
+    }
+    Ok(never_shown(&unseen, &committed))
+}
+
+/// The operators of `unseen` (one entry per change the server showed no trace of) that appear
+/// there [`UNSEEN_DROPS`] times or more, and more often than in `committed`.
+fn never_shown(unseen: &[String], committed: &[String]) -> Vec<String> {
+    let count = |list: &[String], op: &str| list.iter().filter(|o| *o == op).count();
+    let mut out: Vec<String> = unseen
+        .iter()
+        .filter(|op| {
+            let drops = count(unseen, op);
+            drops >= UNSEEN_DROPS && drops > count(committed, op)
+        })
+        .cloned()
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// Drops the changes whose edits no longer apply without the dropped ones (drafted over
@@ -140,4 +195,25 @@ pub(super) fn keeps_tool(op: crate::operators::Builtin) -> bool {
         op,
         ToolAddition | ToolIntegration | ToolReplacement | ToolRemoval
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ops(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn an_operator_whose_changes_twice_showed_nothing_and_seldom_committed_is_not_drafted() {
+        assert_eq!(
+            never_shown(&ops(&["O6", "O1", "O6"]), &ops(&["O9"])),
+            ["O6"]
+        );
+        // Once may be the tool's own case.
+        assert!(never_shown(&ops(&["O6"]), &[]).is_empty());
+        // Where it commits as often as not, it works on most tools.
+        assert!(never_shown(&ops(&["O6", "O6"]), &ops(&["O6", "O6", "O6"])).is_empty());
+    }
 }

@@ -16,6 +16,7 @@ use super::clock::Step;
 use super::culprit::culprit;
 use super::drafting::{
     Drafting, FEWEST_PLANNABLE, Slot, drop_stranded, keeps_tool, name_key, realised_so_far,
+    unseen_operators,
 };
 use super::proposer::{Ask, GiveUp, Proposed, Proposer, Provenance};
 use super::served::{self, mark_opaque_params};
@@ -30,9 +31,8 @@ use crate::version_record::{Author, Rejection};
 use crate::workspace::VersionTag;
 
 /// Recipes tried for one tool of a release before the release goes without it: all of them.
-/// A cap of 3 left most releases empty on servers where one operator alone fits (only tool
-/// descriptions can be edited where schemas are built in code): the recipes behind on the mix
-/// are drawn first, and the one that fits was seldom among the first three.
+/// A cap of 3 left most releases empty on servers where one operator alone fits: the recipes
+/// behind on the mix are drawn first, and the one that fits was seldom among the first three.
 const RECIPES_PER_TOOL: usize = plan::RECIPES.len();
 
 /// Changes drafted in place of dropped ones, per version: each costs an attempt of the
@@ -321,6 +321,7 @@ impl ReleaseProposer {
             substituting: false,
             adds: false,
             describes: false,
+            unseen: unseen_operators(ask)?,
         };
         // Classes that fitted no tool: not drawn again for a tool planned in another's place.
         let mut unfit: Vec<Class> = Vec::new();
@@ -363,9 +364,11 @@ impl ReleaseProposer {
         // change, none that was dropped at all (on a server whose name guard refuses every
         // copy, a copy drafted in a dropped copy's place is dropped in turn).
         let times = if at.substituting { 1 } else { 2 };
+        let unseen = at.unseen.clone();
         let allowed = |r: &Recipe| {
             (pairs || !((adds || r.adds()) && (describes || r.describes())))
-                && !r.operators.iter().any(|o| self.dropped(ask, o, times))
+                && !(r.operators.iter())
+                    .any(|o| self.dropped(ask, o, times) || unseen.iter().any(|u| u == o))
         };
         while skip.len() < RECIPES_PER_TOOL {
             let spare = !at.changes.is_empty();
