@@ -321,20 +321,27 @@ fn a_file_read_in_parts_has_the_facts_it_has_read_whole() {
     assert!(split_files > 20, "only {split_files} files were cut in two");
 }
 
+/// A package in a fresh folder, made of `(path, text)` files.
+fn package_of(files: &[(String, String)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, text) in files {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    dir
+}
+
 /// Compiled TypeScript of a chart server: each tool's zod shape is a module's `const schema`,
 /// its chains split over lines (`zod_1.z\n  .array(..)`) and some entries naming schemas shared
 /// from another module. Each tool reads its own module's shape; before, no shape was read
 /// (the split chain and the shared entry each failed the zod test) and the tools had none.
 #[test]
 fn zod_shapes_split_over_lines_with_shared_entries_are_each_read_from_their_own_module() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
-    std::fs::create_dir_all(root.join("build/charts")).unwrap();
-    std::fs::write(
-        root.join("package.json"),
-        r#"{ "name": "charts", "version": "1.0.0", "main": "build/index.js" }"#,
-    )
-    .unwrap();
+    let mut files = vec![(
+        "package.json".to_string(),
+        r#"{ "name": "charts", "version": "1.0.0", "main": "build/index.js" }"#.to_string(),
+    )];
     for (chart, param) in [("bar", "values"), ("pie", "slices")] {
         let module = format!(
             "\"use strict\";\nconst zod_1 = require(\"zod\");\nconst base_1 = require(\"./base.js\");\n\
@@ -344,18 +351,19 @@ fn zod_shapes_split_over_lines_with_shared_entries_are_each_read_from_their_own_
              description: \"Draw a {chart} chart\",\n    \
              inputSchema: (0, utils_1.zodToJsonSchema)(schema),\n}};\nexports.{chart} = {{ schema, tool }};\n"
         );
-        std::fs::write(root.join(format!("build/charts/{chart}.js")), module).unwrap();
+        files.push((format!("build/charts/{chart}.js"), module));
     }
-    std::fs::write(
-        root.join("build/index.js"),
+    files.push((
+        "build/index.js".to_string(),
         "\"use strict\";\nconst { Server } = require(\"@modelcontextprotocol/sdk/server/index.js\");\n\
          const { ListToolsRequestSchema } = require(\"@modelcontextprotocol/sdk/types.js\");\n\
          const { bar } = require(\"./charts/bar.js\");\nconst { pie } = require(\"./charts/pie.js\");\n\
          const server = new Server({ name: \"charts\", version: \"1.0.0\" }, { capabilities: { tools: {} } });\n\
-         server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [bar.tool, pie.tool] }));\n",
-    )
-    .unwrap();
-    let inventory = anchor(root).unwrap();
+         server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [bar.tool, pie.tool] }));\n"
+            .to_string(),
+    ));
+    let dir = package_of(&files);
+    let inventory = anchor(dir.path()).unwrap();
     let params = |tool: &str| -> Vec<(String, Option<String>)> {
         let t = inventory.tools.iter().find(|t| t.name == tool).unwrap();
         t.params
@@ -386,24 +394,22 @@ fn zod_shapes_split_over_lines_with_shared_entries_are_each_read_from_their_own_
 /// tool list reads, and a copy added there was never served.
 #[test]
 fn a_helper_registration_whose_handler_mcpevol_wrapped_keeps_its_call_and_handler() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
-    std::fs::create_dir_all(root.join("dist")).unwrap();
-    std::fs::write(
-        root.join("package.json"),
-        r#"{ "name": "helper", "version": "1.0.0", "type": "module", "main": "dist/index.js" }"#,
-    )
-    .unwrap();
-    std::fs::write(
-        root.join("dist/tools.js"),
-        "export const ECHO_TOOL = {\n    name: \"echo\",\n    title: \"Echo\",\n    description: \"Answer the text\",\n    \
+    let dir = package_of(&[
+        (
+            "package.json".to_string(),
+            r#"{ "name": "helper", "version": "1.0.0", "type": "module", "main": "dist/index.js" }"#
+                .to_string(),
+        ),
+        (
+            "dist/tools.js".to_string(),
+            "export const ECHO_TOOL = {\n    name: \"echo\",\n    title: \"Echo\",\n    description: \"Answer the text\",\n    \
          annotations: { readOnlyHint: true },\n};\n\
-         export const ALL_TOOLS = [\n    ECHO_TOOL,\n];\n",
-    )
-    .unwrap();
-    std::fs::write(
-        root.join("dist/index.js"),
-        "import { McpServer } from \"@modelcontextprotocol/sdk/server/mcp.js\";\n\
+         export const ALL_TOOLS = [\n    ECHO_TOOL,\n];\n"
+                .to_string(),
+        ),
+        (
+            "dist/index.js".to_string(),
+            "import { McpServer } from \"@modelcontextprotocol/sdk/server/mcp.js\";\n\
          import { z } from \"zod\";\nimport { ECHO_TOOL } from \"./tools.js\";\n\
          const EchoSchema = { text: z.string().describe(\"The text\") };\n\
          class App {\n    register(server, meta, schema, handler) {\n        \
@@ -411,9 +417,11 @@ fn a_helper_registration_whose_handler_mcpevol_wrapped_keeps_its_call_and_handle
          create() {\n        const server = new McpServer({ name: \"helper\", version: \"1.0.0\" });\n        \
          this.register(server, ECHO_TOOL, EchoSchema, ((handler) => async function (...callArgs) {\n          \
          return await handler.apply(this, callArgs);\n        })((params) => ({ content: [{ type: \"text\", text: params.text }] })));\n        \
-         return server;\n    }\n}\nnew App().create();\n",
-    )
-    .unwrap();
+         return server;\n    }\n}\nnew App().create();\n"
+                .to_string(),
+        ),
+    ]);
+    let root = dir.path();
     let inventory = anchor(root).unwrap();
     let echo = inventory.tools.iter().find(|t| t.name == "echo").unwrap();
     let handler = echo.handler.as_ref().expect("a handler");

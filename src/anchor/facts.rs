@@ -712,10 +712,10 @@ impl<'t> Reader<'_, 't> {
         let entries = object_entries(object, self.src);
         // `zod_1.z\n    .array(data)`: chains are split over lines in compiled output.
         let zod = |v: Node| {
-            v.kind() == "call_expression" && {
-                let t = text(v, self.src);
-                t.contains("z.") || t.split_whitespace().collect::<String>().contains("z.")
-            }
+            v.kind() == "call_expression"
+                && (text(v, self.src).split_whitespace())
+                    .collect::<String>()
+                    .contains("z.")
         };
         let named = |v: Node| matches!(v.kind(), "identifier" | "member_expression");
         entries.iter().any(|(k, _, _)| k == "properties")

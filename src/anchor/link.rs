@@ -182,8 +182,6 @@ pub fn link(
     reached: &HashSet<String>,
 ) -> Vec<Tool> {
     let mut tools = link_tools(files, entry, reached);
-    let names = Names::new(files);
-    super::name_tables::route(&mut tools, files, |e, f| names.resolve(e, f));
     mark_shared_constants(&mut tools);
     tools
 }
@@ -269,7 +267,8 @@ fn link_tools(
             HandlerRef::Named(_) => None,
         })
         .collect();
-    best.into_iter()
+    let mut tools: Vec<Tool> = best
+        .into_iter()
         .map(|(name, c)| {
             let file = c.definition.file.as_str();
             let own_handler = c.handler.as_ref().and_then(|h| names.handler_span(h, file));
@@ -359,7 +358,9 @@ fn link_tools(
                 sites,
             }
         })
-        .collect()
+        .collect();
+    super::name_tables::route(&mut tools, files, |e, f| names.resolve(e, f));
+    tools
 }
 
 /// The best definition of each tool name, and whether some registration call takes its name

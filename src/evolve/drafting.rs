@@ -8,7 +8,7 @@ use crate::release::{
     self, Label,
     plan::{self, Class},
 };
-use crate::version_record::{self, Rejection};
+use crate::version_record::{self, Rejection, RoundRecord};
 use crate::workspace::VersionTag;
 
 /// The tools a release may plan on a server that serves fewer: the slots no served tool is
@@ -60,29 +60,35 @@ pub(super) fn name_key(server: &serde_json::Value) -> u64 {
     }
 }
 
-/// The events and changed tools of the versions before the one being made, counted as
-/// releases are.
-pub(super) fn realised_so_far(ask: &Ask<'_>) -> Result<plan::Tally, EvolveError> {
-    let mut tally = plan::Tally::default();
+/// The records of the versions before the one being made (the original has none).
+pub(super) fn earlier_records(ask: &Ask<'_>) -> Result<Vec<RoundRecord>, EvolveError> {
+    let mut records = Vec::new();
     for v in ask.ws.versions()? {
         if v.tag == VersionTag::ORIGINAL || v.tag >= ask.version {
             continue;
         }
-        if let Some(record) = version_record::read_round(ask.ws, v.tag)? {
-            let events = release::classify(&record.schema_changes);
-            for e in events.events {
-                tally.add(e);
-            }
-            tally.changed += events.changed;
-            tally.composite += events.composite;
-            if let Some(release) = &record.release {
-                tally.releases += 1;
-                tally.planned += release.planned_tools;
-                tally.touched += events.touched;
-            }
+        records.extend(version_record::read_round(ask.ws, v.tag)?);
+    }
+    Ok(records)
+}
+
+/// The events and changed tools of the earlier versions' `records`, counted as releases are.
+pub(super) fn realised_so_far(records: &[RoundRecord]) -> plan::Tally {
+    let mut tally = plan::Tally::default();
+    for record in records {
+        let events = release::classify(&record.schema_changes);
+        for e in events.events {
+            tally.add(e);
+        }
+        tally.changed += events.changed;
+        tally.composite += events.composite;
+        if let Some(release) = &record.release {
+            tally.releases += 1;
+            tally.planned += release.planned_tools;
+            tally.touched += events.touched;
         }
     }
-    Ok(tally)
+    tally
 }
 
 /// Changes of one operator whose edits the running server showed no trace of ("no change at
@@ -94,15 +100,9 @@ pub(super) const UNSEEN_DROPS: usize = 2;
 
 /// The operators whose changes were dropped from the run's earlier versions [`UNSEEN_DROPS`]
 /// times or more for leaving the served schema unchanged, more often than they committed.
-pub(super) fn unseen_operators(ask: &Ask<'_>) -> Result<Vec<String>, EvolveError> {
+pub(super) fn unseen_operators(records: &[RoundRecord]) -> Vec<String> {
     let (mut unseen, mut committed) = (Vec::new(), Vec::new());
-    for v in ask.ws.versions()? {
-        if v.tag == VersionTag::ORIGINAL || v.tag >= ask.version {
-            continue;
-        }
-        let Some(record) = version_record::read_round(ask.ws, v.tag)? else {
-            continue;
-        };
+    for record in records {
         for r in &record.rejected {
             if let Some(op) = &r.operator
                 && r.kind == version_record::RejectionKind::Contract
@@ -118,7 +118,7 @@ pub(super) fn unseen_operators(ask: &Ask<'_>) -> Result<Vec<String>, EvolveError
                 .map(|c| c.proposal.operator.to_string()),
         );
     }
-    Ok(never_shown(&unseen, &committed))
+    never_shown(&unseen, &committed)
 }
 
 /// The operators of `unseen` (one entry per change the server showed no trace of) that appear

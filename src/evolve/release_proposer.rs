@@ -15,8 +15,7 @@ use async_trait::async_trait;
 use super::clock::Step;
 use super::culprit::culprit;
 use super::drafting::{
-    Drafting, FEWEST_PLANNABLE, Slot, drop_stranded, keeps_tool, name_key, realised_so_far,
-    unseen_operators,
+    self, Drafting, FEWEST_PLANNABLE, Slot, drop_stranded, keeps_tool, name_key,
 };
 use super::proposer::{Ask, GiveUp, Proposed, Proposer, Provenance};
 use super::served::{self, mark_opaque_params};
@@ -304,7 +303,8 @@ impl ReleaseProposer {
     async fn draft(&self, ask: &Ask<'_>) -> Result<(Vec<Class>, Drafting), EvolveError> {
         let head = ask.ws.head()?;
         let mut rng = self.rng(ask);
-        let mut tally = realised_so_far(ask)?;
+        let records = drafting::earlier_records(ask)?;
+        let mut tally = drafting::realised_so_far(&records);
         let classes = self.classes(ask, &tally, &mut rng)?;
         tally.ahead = classes.len().saturating_sub(1);
         // A tool added beside another's new description is P18 (Tool Integration makes both by
@@ -321,7 +321,7 @@ impl ReleaseProposer {
             substituting: false,
             adds: false,
             describes: false,
-            unseen: unseen_operators(ask)?,
+            unseen: drafting::unseen_operators(&records),
         };
         // Classes that fitted no tool: not drawn again for a tool planned in another's place.
         let mut unfit: Vec<Class> = Vec::new();

@@ -5,7 +5,7 @@
 
 mod batch_form;
 pub mod behaviours;
-pub mod capitals;
+mod capitals;
 mod defaults;
 pub mod docstring;
 mod loosen;

@@ -28,6 +28,7 @@ impl Oracle<'_> {
             fits,
             times,
             read,
+            reworked,
         } = rework;
         let before = self.call(reference, plain).await;
         let outcome = self.call(tool, arguments).await;
@@ -112,7 +113,9 @@ impl Oracle<'_> {
             let difference = judge::first_difference(&expected.join("\n"), &now.join("\n"));
             Judged::failed(match times {
                 1 => {
-                    format!("the answer is not `{reference}`'s answer cut as claimed: {difference}")
+                    format!(
+                        "the answer is not `{reference}`'s answer{reworked} as claimed: {difference}"
+                    )
                 }
                 _ => format!(
                     "the answer is not `{reference}`'s answers to the {times} argument sets, in order: {difference}"
@@ -132,6 +135,9 @@ pub(super) struct Rework<'f> {
     pub(super) fits: Box<dyn Fn(&str) -> bool + 'f>,
     pub(super) times: usize,
     pub(super) read: Box<dyn Fn(&str) -> String + 'f>,
+    /// How the reference's answer is reworked, in a failure's words (" cut"; "" for as it is:
+    /// a new enum value's answer said "cut as claimed" where nothing was cut).
+    pub(super) reworked: &'static str,
 }
 
 impl<'f> Rework<'f> {
@@ -142,6 +148,7 @@ impl<'f> Rework<'f> {
             fits: Box::new(|_| true),
             times: 1,
             read: Box::new(str::to_string),
+            reworked: "",
         }
     }
 
@@ -152,6 +159,7 @@ impl<'f> Rework<'f> {
         Rework {
             cut: Box::new(cut),
             fits: Box::new(fits),
+            reworked: " cut",
             ..Rework::same()
         }
     }
@@ -163,6 +171,7 @@ impl<'f> Rework<'f> {
             cut: Box::new(move |t| effect::projected(t, &keys).unwrap_or_else(|| t.to_string())),
             fits: Box::new(move |t| effect::keeps_only(t, &kept)),
             read: Box::new(effect::compact_json),
+            reworked: " cut",
             ..Rework::same()
         }
     }
