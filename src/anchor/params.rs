@@ -102,6 +102,10 @@ fn read_schema_call(node: Node, src: &str, rel: &str) -> SchemaRef {
         m if SAME_SHAPE_METHODS.contains(&m) => {
             receiver.map_or(SchemaRef::None, |r| read_schema(r, src, rel))
         }
+        // `z.preprocess(fn, X)`: X, once `fn` has rewritten the arguments (aliases of keys).
+        "preprocess" => args
+            .get(1)
+            .map_or(SchemaRef::None, |a| read_schema(*a, src, rel)),
         // `z.toJSONSchema(X)` and the like.
         m if m.starts_with("to") && m.contains("Schema") => first(),
         _ => SchemaRef::None,

@@ -124,3 +124,24 @@ fn json_schemas_give_the_same_facts() {
         (Some("string"), Some("20"))
     );
 }
+
+#[test]
+fn a_shape_behind_a_preprocess_step_is_read_as_the_schema() {
+    let src = r#"const schema = z.preprocess(aliasArgs(ALIASES), z.object({
+  libraryId: z.string().describe("The library"),
+  tokens: z.number().optional(),
+}));"#;
+    let tree = anchor::parse(src, Lang::JavaScript).unwrap();
+    let at = src.find("z.preprocess").unwrap();
+    let mut call = tree.root_node().descendant_for_byte_range(at, at).unwrap();
+    while call.kind() != "call_expression" {
+        call = call.parent().unwrap();
+    }
+    let SchemaRef::Inline(schema) = read_schema(call, src, "a.js") else {
+        panic!("not read");
+    };
+    let got: Vec<(&str, bool)> = (schema.params.iter())
+        .map(|p| (p.name.as_str(), p.required))
+        .collect();
+    assert_eq!(got, [("libraryId", true), ("tokens", false)]);
+}

@@ -1,8 +1,14 @@
 //! What a release being drafted holds (its draws, the tools it touched, its changes and what
 //! each was drafted for), and the events of the run's earlier versions that its draws answer to.
 
+use std::time::Instant;
+
+use super::clock::Step;
 use super::proposer::Ask;
+use super::served;
 use super::{AttemptError, EvolveError};
+use crate::anchor;
+use crate::inventory::Inventory;
 use crate::mutate::{Proposal, Rng};
 use crate::release::{
     self, Label,
@@ -38,6 +44,20 @@ pub(super) struct Drafting {
     pub(super) describes: bool,
     /// Operators not drafted on this server any more ([`unseen_operators`]).
     pub(super) unseen: Vec<String>,
+    /// Every slot the release planned is drafted and none made a change: a tool slot then
+    /// takes a replacement or removal that fits rather than leave the release empty.
+    pub(super) last: bool,
+}
+
+impl Drafting {
+    /// How much the release needs the slot being filled (see [`plan::Need`]).
+    pub(super) fn need(&self) -> plan::Need {
+        match (self.changes.is_empty(), self.last) {
+            (false, _) => plan::Need::Spare,
+            (true, false) => plan::Need::Wanted,
+            (true, true) => plan::Need::Only,
+        }
+    }
 }
 
 /// What a change of a release was drafted for: its slot's class, and the events counted for
@@ -195,6 +215,21 @@ pub(super) fn keeps_tool(op: crate::operators::Builtin) -> bool {
         op,
         ToolAddition | ToolIntegration | ToolReplacement | ToolRemoval
     )
+}
+
+/// The served tools of the work tree as it is now.
+pub(super) fn inventory(ask: &Ask<'_>) -> Result<Inventory, EvolveError> {
+    let started = Instant::now();
+    let mut inventory =
+        anchor::anchor_with(ask.root, ask.cache).map_err(|e| EvolveError::ServerBroken {
+            root: ask.root.display().to_string(),
+            version: ask.version.previous().unwrap_or_default(),
+            why: e.to_string(),
+        })?;
+    served::keep_served(&mut inventory, ask.previous);
+    served::mark_opaque_params(&mut inventory, ask.previous);
+    ask.clock.add(Step::Anchor, started);
+    Ok(inventory)
 }
 
 #[cfg(test)]

@@ -18,10 +18,7 @@ use super::drafting::{
     self, Drafting, FEWEST_PLANNABLE, Slot, drop_stranded, keeps_tool, name_key,
 };
 use super::proposer::{Ask, GiveUp, Proposed, Proposer, Provenance};
-use super::served::{self, mark_opaque_params};
 use super::{AttemptError, EvolveError};
-use crate::anchor;
-use crate::inventory::Inventory;
 use crate::mutate::{Context, Proposal, Rng, rules};
 use crate::operators::{self, OperatorId};
 use crate::release::plan::{self, Class, Recipe};
@@ -285,7 +282,7 @@ impl ReleaseProposer {
         tally: &plan::Tally,
         rng: &mut Rng,
     ) -> Result<Vec<Class>, EvolveError> {
-        let served = self.inventory(ask)?.tools.len();
+        let served = drafting::inventory(ask)?.tools.len();
         let composite = plan::composite_chance(&self.mix, tally);
         let extra = plan::extra_tools(tally);
         let most = served.max(FEWEST_PLANNABLE);
@@ -322,6 +319,7 @@ impl ReleaseProposer {
             adds: false,
             describes: false,
             unseen: drafting::unseen_operators(&records),
+            last: false,
         };
         // Classes that fitted no tool: not drawn again for a tool planned in another's place.
         let mut unfit: Vec<Class> = Vec::new();
@@ -351,6 +349,10 @@ impl ReleaseProposer {
                 slots.extend(others.repeat(owed));
             }
         }
+        if at.changes.is_empty() {
+            at.last = true;
+            self.fill(ask, Class::Tool, &mut at)?;
+        }
         ask.ws.restore(&head)?;
         Ok((classes, at))
     }
@@ -371,7 +373,7 @@ impl ReleaseProposer {
                     .any(|o| self.dropped(ask, o, times) || unseen.iter().any(|u| u == o))
         };
         while skip.len() < RECIPES_PER_TOOL {
-            let spare = !at.changes.is_empty();
+            let need = at.need();
             let chosen = plan::choose(
                 &self.mix,
                 class,
@@ -379,7 +381,7 @@ impl ReleaseProposer {
                 &mut at.rng,
                 &skip,
                 &allowed,
-                spare,
+                need,
             );
             let Some(recipe) = chosen else {
                 return Ok(false);
@@ -416,21 +418,6 @@ impl ReleaseProposer {
         Ok(false)
     }
 
-    /// The served tools of the work tree as it is now.
-    fn inventory(&self, ask: &Ask<'_>) -> Result<Inventory, EvolveError> {
-        let started = Instant::now();
-        let mut inventory =
-            anchor::anchor_with(ask.root, ask.cache).map_err(|e| EvolveError::ServerBroken {
-                root: ask.root.display().to_string(),
-                version: ask.version.previous().unwrap_or_default(),
-                why: e.to_string(),
-            })?;
-        served::keep_served(&mut inventory, ask.previous);
-        mark_opaque_params(&mut inventory, ask.previous);
-        ask.clock.add(Step::Anchor, started);
-        Ok(inventory)
-    }
-
     /// The recipe's operators drafted in turn on one tool not yet touched, each applied to the
     /// work tree; empty when its first operator fits none. The first operator is kept off tools
     /// the second does not fit (as the tree is now); a second operator that does not fit the
@@ -448,7 +435,7 @@ impl ReleaseProposer {
             let Some(builtin) = builtin(id) else {
                 break;
             };
-            let inventory = self.inventory(ask)?;
+            let inventory = drafting::inventory(ask)?;
             let tools = &inventory.tools;
             let avoid: Vec<String> = match made.first().and_then(|p| p.targets.first()) {
                 Some(tool) => tools
