@@ -6,12 +6,12 @@
 
 mod common;
 
-use mcpevol::evolve::{Backend, RoundStatus};
+use mcpevol::evolve::RoundStatus;
 use mcpevol::mutate::ConstraintKind;
 use mcpevol::operators::Builtin;
-use mcpevol::validate::{Check, Effect, Verdict};
+use mcpevol::validate::{Effect, Verdict};
 
-use common::given::{self, hunk, one_round, rules_on_as};
+use common::given::{self, claim_checked, hunk, one_round, rules_on_as};
 
 #[test]
 fn the_rules_capitalised_enum_values_commit_proven_by_their_claim() {
@@ -30,24 +30,9 @@ fn the_rules_capitalised_enum_values_commit_proven_by_their_claim() {
     });
     assert!(schema, "{:?}", proposal.hunks);
     assert_eq!(proposal.effects.len(), 3, "{:?}", proposal.effects);
-    let backend = Backend::Given {
-        proposal: Box::new(proposal),
-    };
-    let (status, reason, round) = one_round(&rt, &work, &backend);
-    assert_eq!(status, RoundStatus::Committed, "{reason}");
-    let round = round.unwrap();
-    let claim = round
-        .tests
-        .iter()
-        .find(|t| {
-            matches!(
-                &t.check,
-                Check::Claim {
-                    effect: Effect::Synonym { .. }
-                }
-            )
-        })
-        .expect("a call with a capitalised unit");
+    let (round, claim) = claim_checked(&rt, &work, proposal, |e| {
+        matches!(e, Effect::Synonym { .. })
+    });
     assert_eq!(claim.verdict, Verdict::Passed, "{claim:?}");
     let sent = claim.arguments["unit"].as_str().unwrap();
     assert!(["FT", "M", "IN"].contains(&sent), "{claim:?}");
