@@ -142,7 +142,11 @@ fn entry(config: &LaunchConfig, folder: &Path, tmp: &Path) -> Result<McpServer, 
     if uses_tmp {
         std::fs::create_dir_all(tmp).map_err(io(tmp))?;
     }
-    let fill = |v: &str| v.replace(TMP_PLACEHOLDER, &tmp_text);
+    let browser = crate::server::browser::for_clients();
+    let fill = |v: &str| {
+        v.replace(TMP_PLACEHOLDER, &tmp_text)
+            .replace(crate::server::browser::BROWSER_PLACEHOLDER, &browser)
+    };
     let args = config
         .args
         .iter()

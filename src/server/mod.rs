@@ -1,5 +1,6 @@
 //! Running the real server: launch settings, the child process, and the MCP client session.
 
+pub mod browser;
 mod content;
 pub mod launch;
 mod namespace;

@@ -14,7 +14,7 @@ use tokio::process::{ChildStdin, Command};
 use tokio::sync::watch;
 use tokio::task::AbortHandle;
 
-use super::launch::{LaunchConfig, TMP_PLACEHOLDER};
+use super::launch::LaunchConfig;
 use super::namespace::IsolationPlan;
 use super::sandbox::{self, Scratch};
 use super::stdout::{self, Evidence};
@@ -27,7 +27,8 @@ const PIPE_BYTES: usize = 256 * 1024;
 /// only a process stuck in the kernel takes longer).
 const REAP_WAIT: Duration = Duration::from_secs(5);
 
-/// A running server. Dropping it kills its whole process group.
+/// A running server. Dropping it kills its whole process group, and whatever it started that
+/// left the group (a browser launched detached).
 pub struct ServerProcess {
     pgid: Pid,
     /// Its scratch folder (HOME, TMPDIR, `{tmp}`, the copy it runs in); removed on drop.
@@ -56,8 +57,7 @@ fn command(
     env: &std::collections::BTreeMap<String, String>,
     plan: Option<IsolationPlan>,
 ) -> Command {
-    let data = scratch.data().to_string_lossy().into_owned();
-    let fill = |s: &String| s.replace(TMP_PLACEHOLDER, &data);
+    let fill = |s: &String| scratch.fill(s);
     let parent = nix::unistd::getpid().as_raw();
     // A program given as a relative path (`.venv/bin/python`) is the package's own.
     let program = if config.command.contains('/') && Path::new(&config.command).is_relative() {
@@ -104,12 +104,10 @@ impl ServerProcess {
         rewrite: Rewrite,
     ) -> std::io::Result<(Self, Pipes)> {
         let scratch = Scratch::new(root)?;
-        let data = scratch.data().to_string_lossy().into_owned();
-        let fill = |s: &String| s.replace(TMP_PLACEHOLDER, &data);
         let env = config
             .env
             .iter()
-            .map(|(k, v)| (k.clone(), fill(v)))
+            .map(|(k, v)| (k.clone(), scratch.fill(v)))
             .collect();
         let plan = if sandbox::isolating() {
             let writable = scratch.writable();
@@ -241,6 +239,7 @@ impl Drop for ServerProcess {
     fn drop(&mut self) {
         // Also on early returns and panics: no server or grandchild may outlive us.
         let _ = killpg(self.pgid, Signal::SIGKILL);
+        self.scratch.kill_strays();
         for task in &self.pipes {
             task.abort();
         }

@@ -122,6 +122,8 @@ pub struct Scratch {
     dir: tempfile::TempDir,
     cwd: PathBuf,
     data: PathBuf,
+    /// The browser's launch script in `bin/`, where the machine has a browser.
+    browser: Option<PathBuf>,
 }
 
 impl Scratch {
@@ -147,7 +149,13 @@ impl Scratch {
         }
         let data = dir.path().join("data");
         super::samples::write(&data)?;
-        Ok(Scratch { dir, cwd, data })
+        let browser = super::browser::write_script(&dir.path().join("bin"))?;
+        Ok(Scratch {
+            dir,
+            cwd,
+            data,
+            browser,
+        })
     }
 
     /// Where the server runs: the copy of the package.
@@ -163,13 +171,30 @@ impl Scratch {
         dirs
     }
 
+    /// Kills what the server started that left its process group (puppeteer launches its
+    /// browser in a group of its own): every process is found by the scratch HOME it inherited.
+    pub fn kill_strays(&self) {
+        kill_processes_at_home(&self.dir.path().join("home"));
+    }
+
     /// The fresh folder `{tmp}` stands for.
     pub fn data(&self) -> &Path {
         &self.data
     }
 
-    /// The server's whole environment: the allowlist, then the launch settings' `env`
-    /// (already filled in), which may override any of it.
+    /// A launch argument or variable with `{tmp}` and `{browser}` filled in.
+    pub fn fill(&self, value: &str) -> String {
+        let browser = self
+            .browser
+            .as_ref()
+            .map_or_else(super::browser::for_clients, |p| p.display().to_string());
+        value
+            .replace(super::launch::TMP_PLACEHOLDER, &self.data.to_string_lossy())
+            .replace(super::browser::BROWSER_PLACEHOLDER, &browser)
+    }
+
+    /// The server's whole environment: the allowlist, the browser's variables, then the launch
+    /// settings' `env` (already filled in), which may override any of it.
     pub fn environment(&self, launch: &BTreeMap<String, String>) -> Vec<(OsString, OsString)> {
         let mut env: Vec<(OsString, OsString)> = INHERITED_ENV
             .iter()
@@ -177,6 +202,13 @@ impl Scratch {
             .collect();
         env.push(("HOME".into(), self.dir.path().join("home").into()));
         env.push(("TMPDIR".into(), self.dir.path().join("tmp").into()));
+        if let Some(browser) = &self.browser {
+            env.extend(
+                super::browser::VARIABLES
+                    .iter()
+                    .map(|k| (OsString::from(k), browser.clone().into_os_string())),
+            );
+        }
         env.extend(launch.iter().map(|(k, v)| (k.into(), v.into())));
         env
     }
@@ -273,8 +305,12 @@ mod tests {
         let keys: Vec<&str> = env.keys().map(String::as_str).collect();
         let mut expected = vec!["HOME", "MY_TOKEN", "TMPDIR"];
         if std::env::var_os("PATH").is_some() {
-            expected.insert(2, "PATH");
+            expected.push("PATH");
         }
+        if super::super::browser::installed().is_some() {
+            expected.extend(super::super::browser::VARIABLES);
+        }
+        expected.sort();
         assert_eq!(keys, expected);
         for var in ["HOME", "TMPDIR"] {
             assert!(

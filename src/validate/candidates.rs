@@ -182,6 +182,15 @@ pub fn path_like(tool: &str, name: &str, schema: &Value) -> bool {
             && (has(&tool_words, &["file", "dir", "path", "folder"]) || has(&about, &["file"])))
 }
 
+/// Whether a parameter takes a web address: by its format, or its name.
+fn url_like(name: &str, schema: &Value) -> bool {
+    schema_is(schema, "string")
+        && (matches!(schema["format"].as_str(), Some("uri" | "url" | "iri"))
+            || words(name)
+                .iter()
+                .any(|w| matches!(w.as_str(), "url" | "uri" | "href" | "link")))
+}
+
 /// Whether a parameter names a folder rather than a file.
 fn folder_like(name: &str) -> bool {
     words(name)
@@ -242,6 +251,14 @@ fn alternatives(tool: &str, name: &str, schema: &Value, ctx: &Context<'_>) -> (b
     }
     if path_like(tool, name, schema) {
         out.extend(paths(tool, name, schema, ctx));
+    }
+    // Offline, a web address answers only where it is a file on this machine: the sample page
+    // (a browser opens it; a tool that fetches over HTTP only refuses it, as it did the web).
+    if url_like(name, schema) {
+        out.push(json!(format!(
+            "file://{TMP}/{}/sample.html",
+            crate::server::samples::SAMPLES_DIR
+        )));
     }
     let strong = !out.is_empty();
     if let Some(members) = schema["enum"].as_array() {

@@ -130,3 +130,20 @@ fn a_file_path_inside_an_array_of_objects_is_tried_with_a_sample() {
         "{tried:?}"
     );
 }
+
+#[test]
+fn a_web_address_is_tried_as_the_sample_page_on_this_machine() {
+    let schema = json!({"type": "object", "properties": {
+        "pageUrl": {"type": "string"}, "selector": {"type": "string"}
+    }, "required": ["pageUrl", "selector"]});
+    let plain = super::super::arguments_for(&schema);
+    let tried = candidates("open_page", &schema, &plain, &ctx(&Known::default(), &[]));
+    assert_eq!(tried[0]["pageUrl"], "file://{tmp}/samples/sample.html");
+    assert_eq!(
+        tried[0]["selector"], plain["selector"],
+        "only the address moved"
+    );
+    let by_format = json!({"type": "string", "format": "uri"});
+    assert!(url_like("target", &by_format));
+    assert!(!url_like("selector", &json!({"type": "string"})));
+}

@@ -215,11 +215,7 @@ impl<'a> Search<'a> {
         let schema = self.schemas.get(name).copied().unwrap_or(&Value::Null);
         let first = trial.first.clone();
         if pass == 0 && timed_out {
-            // A hang rarely depends on the input; smaller numbers are the one hope.
-            if let Some(quick) = candidates::quick(schema, &first) {
-                self.extra_calls += 1;
-                self.try_call(name, schema, quick).await;
-            }
+            self.after_timeout(name, schema, &first).await;
             return;
         }
         let mut queue: Vec<Map<String, Value>> = Vec::new();
@@ -260,6 +256,34 @@ impl<'a> Search<'a> {
                 _ if self.trials[name].gave_up => return,
                 _ => {}
             }
+        }
+    }
+
+    /// A tool that outlasted its time gets two more tries: smaller numbers (a count, a
+    /// duration), then the best other arguments, since a tool may also wait for what an input
+    /// names and never comes (an element its selector names, a file).
+    async fn after_timeout(&mut self, name: &'a str, schema: &Value, first: &Map<String, Value>) {
+        let quick = candidates::quick(schema, first);
+        if let Some(quick) = quick.clone() {
+            self.extra_calls += 1;
+            if self.try_call(name, schema, quick).await == CallStatus::Ok {
+                return;
+            }
+        }
+        let plain = arguments_for(schema);
+        let ctx = Context {
+            folders: &self.folders,
+            known: &self.known,
+        };
+        let other = std::iter::once(plain.clone())
+            .chain(candidates::candidates(name, schema, &plain, &ctx))
+            .find(|c| c != first && Some(c) != quick.as_ref());
+        if let Some(other) = other
+            && self.session.is_some()
+            && !self.out_of_budget()
+        {
+            self.extra_calls += 1;
+            self.try_call(name, schema, other).await;
         }
     }
 

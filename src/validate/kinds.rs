@@ -1,5 +1,5 @@
 //! Strings of a kind a made-up word never is: what a `pattern`, a date format or a name or
-//! description that says SQL, arithmetic or a time zone asks for (discovery tries them when
+//! description that says SQL, arithmetic, a time zone or a CSS selector asks for (discovery tries them when
 //! the schema-built call fails).
 
 use serde_json::Value;
@@ -62,7 +62,7 @@ pub fn formatted(name: &str, schema: &Value) -> Option<String> {
 const KINDS: &[(&[&str], &[&str], &str)] = &[
     (&["sql"], &["sql"], "SELECT 1"),
     (
-        &["expression", "expr", "formula", "equation"],
+        &["expression", "expr", "formula", "equation", "script"],
         &["mathematical", "arithmetic"],
         "1 + 1",
     ),
@@ -73,5 +73,7 @@ const KINDS: &[(&[&str], &[&str], &str)] = &[
     ),
     (&["language", "lang", "locale"], &["language code"], "en"),
     (&["currency"], &["currency code"], "USD"),
+    // The sample page's one field (`{tmp}/samples/sample.html`): it can be clicked and filled.
+    (&["selector"], &["css selector"], "input"),
     (&["country"], &["country code"], "US"),
 ];
