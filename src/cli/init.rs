@@ -15,10 +15,12 @@ pub struct InitArgs {
     source: String,
     /// The new workspace: a folder that does not exist yet, or an empty one.
     workdir: PathBuf,
-    /// An argument appended to the server's launch arguments (repeatable).
+    /// An argument appended to the server's launch arguments (repeatable). `{tmp}` stands for a
+    /// fresh folder, `{browser}` for the machine's Chromium as mcpevol runs it.
     #[arg(long = "arg", allow_hyphen_values = true)]
     args: Vec<String>,
-    /// An environment variable for the server, K=V (repeatable). `{tmp}` stands for a fresh folder.
+    /// An environment variable for the server, K=V (repeatable). `{tmp}` stands for a fresh
+    /// folder, `{browser}` for the machine's Chromium as mcpevol runs it.
     #[arg(long = "env", value_parser = parse_env)]
     env: Vec<(String, String)>,
     /// Seconds the server may take to start and list its tools before its process group is killed.
