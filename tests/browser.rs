@@ -1,6 +1,7 @@
 //! A server that drives a browser (servers-npm's puppeteer) gets the machine's Chromium through
 //! mcpevol's launch script, and the sample page for its web addresses: offline, its tools
-//! answer and a round's change is seen working. Pointed at a browser that is not there (the
+//! answer (a tool that hung on a selector the page lacks is tried again with one it has) and a
+//! round's change is seen working. Pointed at a browser that is not there (the
 //! broken set-up), the same round is committed unproven, with the reason. Skipped, saying so,
 //! where the machine has no browser (the README's test command installs Debian's chromium).
 
@@ -59,6 +60,14 @@ fn a_browser_server_answers_offline_on_the_sample_page_and_its_round_is_proven_o
         "no tool answered on the sample page: {:#}",
         record["tests"]
     );
+    // `puppeteer_hover` waits for its selector: the schema-built one ("test") outlasts the
+    // call's time, and only the second try after a timeout reaches the page's field.
+    let hovered = record["tests"].as_array().unwrap().iter().any(|t| {
+        t["tool"] == "puppeteer_hover"
+            && t["verdict"] == "passed"
+            && t["arguments"]["selector"] == "input"
+    });
+    assert!(hovered, "{:#}", record["tests"]);
 
     let record = one_round(
         &tmp.path().join("without"),

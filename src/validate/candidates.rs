@@ -185,6 +185,7 @@ pub fn path_like(tool: &str, name: &str, schema: &Value) -> bool {
 /// Whether a parameter takes a web address: by its format, or its name.
 fn url_like(name: &str, schema: &Value) -> bool {
     schema_is(schema, "string")
+        && !schema["enum"].is_array()
         && (matches!(schema["format"].as_str(), Some("uri" | "url" | "iri"))
             || words(name)
                 .iter()

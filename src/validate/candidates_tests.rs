@@ -146,4 +146,8 @@ fn a_web_address_is_tried_as_the_sample_page_on_this_machine() {
     let by_format = json!({"type": "string", "format": "uri"});
     assert!(url_like("target", &by_format));
     assert!(!url_like("selector", &json!({"type": "string"})));
+    assert!(!url_like(
+        "linkType",
+        &json!({"type": "string", "enum": ["a", "b"]})
+    ));
 }
