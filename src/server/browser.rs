@@ -26,9 +26,10 @@ const PROGRAMS: &[&str] = &[
 /// The variables that name the browser for the libraries that launch one.
 pub const VARIABLES: &[&str] = &["PUPPETEER_EXECUTABLE_PATH", "CHROME_PATH", "CHROME_BIN"];
 
-/// Flags every launch gets. A server here has no display (headless); its user is often root
-/// in its namespace, which Chromium refuses to run sandboxed (`--no-sandbox`, the server's
-/// own namespaces stand in); its `/dev/shm` may be read-only (`--disable-dev-shm-usage`).
+/// Flags every launch gets. A server here has no display (headless). Chromium's own sandbox
+/// will not start as root (a server run as root with `--sandbox off`), and mcpevol's
+/// namespaces stand in for it otherwise (`--no-sandbox`). Its `/dev/shm` may be read-only
+/// (`--disable-dev-shm-usage`).
 const FLAGS: &[&str] = &["--headless=new", "--no-sandbox", "--disable-dev-shm-usage"];
 
 /// The machine's browser, looked for once.
