@@ -150,4 +150,9 @@ fn a_web_address_is_tried_as_the_sample_page_on_this_machine() {
         "linkType",
         &json!({"type": "string", "enum": ["a", "b"]})
     ));
+    // The page's field for a selector; a script every JavaScript (and Python) engine runs.
+    let text = json!({"type": "string"});
+    let kind = |name| super::super::kinds::formatted(name, &text);
+    assert_eq!(kind("selector").as_deref(), Some("input"));
+    assert_eq!(kind("script").as_deref(), Some("1 + 1"));
 }

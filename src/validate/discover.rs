@@ -223,13 +223,9 @@ impl<'a> Search<'a> {
             queue.push(first.clone());
         }
         if !trial.gave_up && !blind {
-            let plain = arguments_for(schema);
-            let ctx = Context {
-                folders: &self.folders,
-                known: &self.known,
-            };
-            let more = std::iter::once(plain.clone())
-                .chain(candidates::candidates(name, schema, &plain, &ctx))
+            let more = self
+                .argument_sets(name, schema)
+                .into_iter()
                 .filter(|c| *c != first && !trial.tried.contains(c));
             queue.extend(more);
         }
@@ -259,6 +255,17 @@ impl<'a> Search<'a> {
         }
     }
 
+    /// The schema-built call, then the other argument sets worth trying, best guess first.
+    fn argument_sets(&self, name: &str, schema: &Value) -> Vec<Map<String, Value>> {
+        let plain = arguments_for(schema);
+        let ctx = Context {
+            folders: &self.folders,
+            known: &self.known,
+        };
+        let more = candidates::candidates(name, schema, &plain, &ctx);
+        std::iter::once(plain).chain(more).collect()
+    }
+
     /// A tool that outlasted its time gets two more tries: smaller numbers (a count, a
     /// duration), then the best other arguments, since a tool may also wait for what an input
     /// names and never comes (an element its selector names, a file).
@@ -270,13 +277,9 @@ impl<'a> Search<'a> {
                 return;
             }
         }
-        let plain = arguments_for(schema);
-        let ctx = Context {
-            folders: &self.folders,
-            known: &self.known,
-        };
-        let other = std::iter::once(plain.clone())
-            .chain(candidates::candidates(name, schema, &plain, &ctx))
+        let other = self
+            .argument_sets(name, schema)
+            .into_iter()
             .find(|c| c != first && Some(c) != quick.as_ref());
         if let Some(other) = other
             && self.session.is_some()

@@ -1,6 +1,6 @@
 //! Strings of a kind a made-up word never is: what a `pattern`, a date format or a name or
-//! description that says SQL, arithmetic, a time zone or a CSS selector asks for (discovery tries them when
-//! the schema-built call fails).
+//! description that says SQL, arithmetic, a time zone or a CSS selector asks for (discovery
+//! tries them when the schema-built call fails).
 
 use serde_json::Value;
 
