@@ -102,10 +102,9 @@ pub(super) fn realised_so_far(records: &[RoundRecord]) -> plan::Tally {
         }
         tally.changed += events.changed;
         tally.composite += events.composite;
-        if let Some(release) = &record.release {
+        if let Some(release) = record.release.as_ref().filter(|r| r.planned_tools > 1) {
             tally.releases += 1;
-            tally.planned += release.planned_tools;
-            tally.touched += events.touched;
+            tally.short += release.planned_tools.saturating_sub(events.touched);
         }
     }
     tally

@@ -194,18 +194,35 @@ fn the_recipe_chosen_is_the_one_the_run_lacks() {
 
 #[test]
 fn a_run_whose_releases_touched_fewer_tools_than_planned_plans_more() {
-    let run = |releases, planned, touched| Tally {
+    let run = |releases, short| Tally {
         releases,
-        planned,
-        touched,
+        short,
         ..Tally::default()
     };
-    assert_eq!(extra_tools(&run(0, 0, 0)), 0);
-    assert_eq!(extra_tools(&run(4, 16, 15)), 0);
-    assert_eq!(extra_tools(&run(4, 16, 10)), 2);
-    assert_eq!(extra_tools(&run(2, 30, 0)), 2);
-    // Touching more than planned (an addition beside its original's description) plans none.
-    assert_eq!(extra_tools(&run(2, 4, 9)), 0);
+    assert_eq!(extra_tools(&run(0, 0)), 0);
+    assert_eq!(extra_tools(&run(4, 1)), 0);
+    assert_eq!(extra_tools(&run(4, 3)), 1);
+    assert_eq!(extra_tools(&run(4, 6)), 2);
+    assert_eq!(extra_tools(&run(2, 30)), 2);
+}
+
+#[test]
+fn the_extra_tools_go_to_releases_drawn_to_touch_more_than_one_and_leave_one_tool_ones_be() {
+    let mix = Mix::shipped();
+    let sizes = |extra| {
+        // A generator per draw: the size is its first number, whatever the slots take after.
+        (0..2000)
+            .map(|i| draw_classes(&mix, &mut Rng::new(i), 50, mix.composite, extra).len())
+            .collect::<Vec<usize>>()
+    };
+    let (plain, more) = (sizes(0), sizes(1));
+    let ones = |s: &[usize]| s.iter().filter(|n| **n == 1).count();
+    assert!(ones(&plain) > 300, "{}", ones(&plain));
+    assert_eq!(ones(&plain), ones(&more));
+    assert!(!more.contains(&2));
+    let twos = plain.iter().filter(|n| **n == 2).count();
+    let threes = |s: &[usize]| s.iter().filter(|n| **n == 3).count();
+    assert_eq!(threes(&more), twos);
 }
 
 #[test]
