@@ -7,38 +7,10 @@
 mod common;
 
 use mcpevol::evolve::RoundStatus;
-use mcpevol::mutate::{ConstraintKind, Context, Proposal, rules};
-use mcpevol::operators::Builtin;
 use mcpevol::validate::{Compared, Effect, Verdict};
 use mcpevol::version_record::RoundRecord;
 
 use common::given::{self, hunk, one_round};
-
-/// The rules' Flexible Expansion on `list_people` of the fixture in `work`, for the first seed
-/// that adds `fields`; `json` says which tools answer JSON records.
-fn fields_on_list(work: &std::path::Path, json: &[String]) -> Option<Proposal> {
-    let inventory = mcpevol::anchor::anchor(work).unwrap();
-    let avoid = ["count_people".to_string(), "poll_people".to_string()];
-    (1..60)
-        .map(|seed| {
-            let ctx = Context {
-                root: work,
-                inventory: &inventory,
-                seed,
-                avoid: &avoid,
-                answering: &["list_people".into()],
-                multiline: &["list_people".into()],
-                json,
-                constraint: ConstraintKind::Bound,
-            };
-            rules::propose(Builtin::FlexibleExpansion, &ctx).unwrap()
-        })
-        .find(|p| {
-            p.effects
-                .iter()
-                .any(|e| matches!(e, Effect::Project { .. }))
-        })
-}
 
 fn round_with(backend: &mcpevol::evolve::Backend) -> (RoundStatus, String, Option<RoundRecord>) {
     let rt = tokio::runtime::Runtime::new().unwrap();
@@ -86,8 +58,17 @@ fn the_rules_fields_keeps_the_listed_keys_and_commits_proven_by_its_claim() {
     let dir = tempfile::tempdir().unwrap();
     let work = common::oracle_fixture(&rt, "records", &dir.path().join("w"));
     // Offered only where the answers are known to be JSON records.
-    assert!(fields_on_list(&work, &[]).is_none());
-    let proposal = fields_on_list(&work, &["list_people".into()]).expect("some seed adds fields");
+    assert!(
+        given::expansion_claiming(&work, "list_people", false, |e| matches!(
+            e,
+            Effect::Project { .. }
+        ))
+        .is_none()
+    );
+    let proposal = given::expansion_claiming(&work, "list_people", true, |e| {
+        matches!(e, Effect::Project { .. })
+    })
+    .expect("some seed adds fields");
     let written: String = proposal.hunks.iter().map(|h| h.replace.as_str()).collect();
     let at = written.find("fields: ").expect("fields in the shape");
     let entry = written[at..].lines().next().unwrap();

@@ -13,7 +13,21 @@ pub enum Takes {
     /// A list of key names, one or more (zod: `z.array(z.string()).min(1)`); only for tools
     /// whose answers are JSON objects, and not in Python (it has no `after_py`).
     Keys,
+    /// One of [`LAYOUTS`] (zod: `z.enum([...])`); as [`Takes::Keys`], only for tools whose
+    /// answers are JSON, and not in Python.
+    Layout,
 }
+
+impl Takes {
+    /// Whether it reworks JSON answers, and so is offered only where they are JSON.
+    pub fn on_json(self) -> bool {
+        matches!(self, Takes::Keys | Takes::Layout)
+    }
+}
+
+/// The values of a [`Takes::Layout`] parameter, as [`crate::validate::effect::Layout`] names
+/// them.
+pub const LAYOUTS: [&str; 2] = ["compact", "indented"];
 
 /// An optional parameter with a real effect on the answer.
 pub struct NewParam {
@@ -176,6 +190,45 @@ pub const NEW_PARAMS: &[NewParam] = &[
             param: param.into(),
         },
     },
+    // An output format switch, as APIs take `format=compact`: offered only where the tool's
+    // previous answers were JSON objects. Left out, the answer is written as before.
+    NewParam {
+        name: "format",
+        ty: "string",
+        takes: Takes::Layout,
+        descriptions: &[
+            "How to write the JSON of the result: `compact` on one line, `indented` with two-space indentation. Leave it out for the tool's own layout.",
+            "Layout of each JSON text part of the result: `compact` (one line, no spaces) or `indented` (two spaces per level). Without it, the JSON is written as before.",
+            "`compact` writes the JSON of the result on a single line; `indented` spreads it over lines, indented by two spaces. Leave it out to keep the layout as it is.",
+        ],
+        tool_sentences: &[
+            "Set `format` to `compact` or `indented` to choose how the JSON of the result is laid out.",
+            "`format` writes the JSON of the result on one line (`compact`) or indented by two spaces (`indented`).",
+            "With `format`, the JSON of the result comes on one line (`compact`) or indented (`indented`).",
+        ],
+        after: concat!(
+            "const layout = input.format;\n",
+            "if (layout === \"compact\" || layout === \"indented\") {\n",
+            "const relay = (text) => {\n",
+            "try {\n",
+            "return JSON.stringify(JSON.parse(text), null, layout === \"indented\" ? 2 : undefined);\n",
+            "} catch {\n",
+            "return text;\n",
+            "}\n",
+            "};\n",
+            "if (typeof result === \"string\") {\n",
+            "result = relay(result);\n",
+            "} else if (Array.isArray(result?.content)) {\n",
+            "result = { ...result, content: result.content.map((part) => (part?.type === \"text\" && typeof part.text === \"string\" ? { ...part, text: relay(part.text) } : part)) };\n",
+            "}\n",
+            "}"
+        ),
+        after_py: "",
+        effect: |tool, param| Effect::Reformat {
+            tool: tool.into(),
+            param: param.into(),
+        },
+    },
 ];
 
 /// [`around_params`] for a handler in Python (`python`) or JavaScript.
@@ -207,14 +260,23 @@ pub fn around_params(params: &[&NewParam]) -> Around {
 }
 
 /// `params` in the order their after-steps run: a projection of JSON first (it reads the whole
-/// answer), then a skip of lines, then the cuts.
+/// answer), then its layout (a cut JSON text no longer parses), then a skip of lines, then the
+/// cuts.
 fn in_order<'a>(params: &[&'a NewParam]) -> Vec<&'a NewParam> {
     let mut ordered = params.to_vec();
-    ordered.sort_by_key(|p| (p.takes != Takes::Keys, !p.skips()));
+    ordered.sort_by_key(|p| (p.takes != Takes::Keys, p.takes != Takes::Layout, !p.skips()));
     ordered
 }
 
 impl NewParam {
+    /// Whether it cuts the answer short (by characters or lines).
+    pub fn cuts(&self) -> bool {
+        matches!(
+            (self.effect)("", ""),
+            Effect::TruncateChars { .. } | Effect::TruncateLines { .. }
+        )
+    }
+
     /// Whether it leaves lines out rather than cutting the answer short.
     pub fn skips(&self) -> bool {
         matches!((self.effect)("", ""), Effect::SkipLines { .. })

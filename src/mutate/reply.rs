@@ -211,7 +211,7 @@ pub fn parse_claims(reply: &str) -> Result<Vec<crate::validate::Effect>, ReplyEr
         None | Some(Value::Null) => Ok(Vec::new()),
         Some(claims) => serde_json::from_value(claims.clone()).map_err(|e| {
             ReplyError::BadJson(format!(
-                "{e}; expected \"claims\": [{{\"kind\": \"variant\", \"tool\": \"new_tool\", \"source\": \"old_tool\", \"max_chars\": null}}, {{\"kind\": \"truncate-chars\" or \"truncate-lines\" or \"skip-lines\" or \"enforced\", \"tool\": \"...\", \"param\": \"...\"}}, {{\"kind\": \"successor\", \"tool\": \"removed_tool\", \"successor\": \"other_tool\"}}]"
+                "{e}; expected \"claims\": [{{\"kind\": \"variant\", \"tool\": \"new_tool\", \"source\": \"old_tool\", \"max_chars\": null}}, {{\"kind\": \"truncate-chars\" or \"truncate-lines\" or \"skip-lines\" or \"project\" or \"reformat\" or \"enforced\", \"tool\": \"...\", \"param\": \"...\"}}, {{\"kind\": \"successor\", \"tool\": \"removed_tool\", \"successor\": \"other_tool\"}}]"
             ))
         }),
     }

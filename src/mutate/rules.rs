@@ -9,7 +9,7 @@
 use std::path::Path;
 
 use super::batch_form;
-use super::behaviours::{Bound, NEW_PARAMS, NewParam, Takes, around_params_in};
+use super::behaviours::{Bound, LAYOUTS, NEW_PARAMS, NewParam, Takes, around_params_in};
 use super::capitals;
 use super::prose::{self, Note};
 use super::python::{self, is_python};
@@ -434,12 +434,17 @@ fn constrainable(tool: &Tool) -> Result<(&ParamSite, Bound), &'static str> {
 fn fresh_params(tool: &Tool) -> Vec<&'static NewParam> {
     let cuts_already = NEW_PARAMS
         .iter()
-        .any(|p| !p.skips() && tool.params.iter().any(|q| q.name == p.name));
+        .any(|p| p.cuts() && tool.params.iter().any(|q| q.name == p.name));
     NEW_PARAMS
         .iter()
         .filter(|p| !tool.params.iter().any(|q| q.name == p.name))
         .filter(|p| !(p.skips() && cuts_already))
         .collect()
+}
+
+/// The values of a layout parameter, as a JavaScript list's items.
+fn layouts() -> String {
+    LAYOUTS.map(js_string).join(", ")
 }
 
 /// Proposes the edits of operator `op` on one tool chosen by the seed among those it applies to.
@@ -1195,6 +1200,16 @@ impl Draft<'_> {
                     "{}: {{ type: \"array\", items: {{ type: \"string\" }}, minItems: 1, description: {description} }}",
                     p.name,
                 ),
+                (Some(z), Takes::Layout) if !schema.json => format!(
+                    "{}: {z}.enum([{}]){optional}.describe({description})",
+                    p.name,
+                    layouts(),
+                ),
+                (_, Takes::Layout) => format!(
+                    "{}: {{ type: \"string\", enum: [{}], description: {description} }}",
+                    p.name,
+                    layouts(),
+                ),
             });
         }
         let around = around_params_in(wrap::is_python_handler(tool), &chosen);
@@ -1253,7 +1268,7 @@ impl Draft<'_> {
             .filter(|p| self.cuts_lines || !p.by_lines())
             // A projection reworks text parts: a structured result would keep every key.
             .filter(|p| {
-                p.takes != Takes::Keys
+                !p.takes.on_json()
                     || (self.answers_json && !python && tool.sites.output_keys.is_empty())
             })
             .collect()

@@ -72,7 +72,7 @@ impl Oracle<'_> {
         }
         if let Some(part) = outcome.parts.iter().find(|p| !fits(p)) {
             let judged = Judged::failed(format!(
-                "a part of the answer is not cut as claimed: {}",
+                "a part of the answer is not{reworked} as claimed: {}",
                 quote(part)
             ));
             return (outcome, judged);
@@ -160,6 +160,20 @@ impl<'f> Rework<'f> {
             cut: Box::new(cut),
             fits: Box::new(fits),
             reworked: " cut",
+            ..Rework::same()
+        }
+    }
+
+    /// The reference's JSON in `layout`: each claimed part must hold the same JSON, laid out
+    /// so (where the reference changed between calls, just laid out so).
+    pub(super) fn reformat(layout: effect::Layout) -> Rework<'f> {
+        Rework {
+            cut: Box::new(move |t| effect::laid_out(t, Some(layout))),
+            fits: Box::new(move |t| {
+                !effect::filled_json(t) || effect::Layout::of(t) == Some(layout)
+            }),
+            read: Box::new(|t| effect::laid_out(t, effect::Layout::of(t))),
+            reworked: " laid out",
             ..Rework::same()
         }
     }

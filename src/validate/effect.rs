@@ -33,6 +33,10 @@ pub enum Effect {
     /// previous version's JSON with only those keys kept, in its top-level object or in each
     /// object of its top-level list.
     Project { tool: String, param: String },
+    /// With `param` set to `compact`, each JSON text part of `tool`'s result is the previous
+    /// version's written on one line; set to `indented`, written with two-space indentation.
+    /// The value is the same JSON either way.
+    Reformat { tool: String, param: String },
     /// A value of `param` beyond its new bound is refused with an error, not passed on.
     Enforced { tool: String, param: String },
     /// With `param` set to `value` (a value the change added), `tool` answers exactly as with
@@ -55,6 +59,7 @@ impl Effect {
             | Effect::TruncateLines { tool, .. }
             | Effect::SkipLines { tool, .. }
             | Effect::Project { tool, .. }
+            | Effect::Reformat { tool, .. }
             | Effect::Variant { tool, .. }
             | Effect::Batch { tool, .. }
             | Effect::Enforced { tool, .. }
@@ -70,6 +75,7 @@ impl Effect {
             | Effect::TruncateLines { param, .. }
             | Effect::SkipLines { param, .. }
             | Effect::Project { param, .. }
+            | Effect::Reformat { param, .. }
             | Effect::Enforced { param, .. }
             | Effect::Synonym { param, .. } => Some(param),
             Effect::Variant { .. } | Effect::Batch { .. } | Effect::Successor { .. } => None,
@@ -178,6 +184,73 @@ pub fn compact_json(text: &str) -> String {
         .map_or_else(|_| text.to_string(), |v| v.to_string())
 }
 
+/// How a JSON text is laid out: on one line, or over several with two-space indentation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    Compact,
+    Indented,
+}
+
+impl Layout {
+    /// The value a call sets the parameter of a [`Effect::Reformat`] to.
+    pub fn value(self) -> &'static str {
+        match self {
+            Layout::Compact => "compact",
+            Layout::Indented => "indented",
+        }
+    }
+
+    /// The layout of `text`, where it is JSON holding an object or a list with something in it
+    /// (only there do the two differ); None where it is neither of the two (indented by four
+    /// spaces or by tabs).
+    pub fn of(text: &str) -> Option<Layout> {
+        if !filled_json(text) {
+            return None;
+        }
+        let text = text.trim();
+        if !text.contains('\n') {
+            return Some(Layout::Compact);
+        }
+        // Every line but the first opens with a multiple of two spaces, and the second with
+        // exactly two: a JSON string never holds a raw line break.
+        let indents: Vec<usize> = (text.lines().skip(1))
+            .map(|l| l.len() - l.trim_start_matches(' ').len())
+            .collect();
+        let even = text.lines().all(|l| !l.starts_with('\t')) && indents.iter().all(|n| n % 2 == 0);
+        (even && indents.first() == Some(&2)).then_some(Layout::Indented)
+    }
+
+    /// The layout a claim must show on `parts` to be seen: the other one than theirs (compact
+    /// where they are indented in any way); None where no part is JSON with something in it.
+    pub fn revealing(parts: &[String]) -> Option<Layout> {
+        let part = parts.iter().find(|p| filled_json(p))?;
+        Some(match Layout::of(part) {
+            Some(Layout::Compact) => Layout::Indented,
+            _ => Layout::Compact,
+        })
+    }
+}
+
+/// Whether `text` is JSON holding an object or a list with something in it.
+pub fn filled_json(text: &str) -> bool {
+    match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(serde_json::Value::Array(items)) => !items.is_empty(),
+        Ok(serde_json::Value::Object(map)) => !map.is_empty(),
+        _ => false,
+    }
+}
+
+/// `text` read as the claim of a [`Effect::Reformat`] to `layout` is checked: its JSON written
+/// compactly, and the layout it shows, so that the same value in another layout differs.
+pub fn laid_out(text: &str, layout: Option<Layout>) -> String {
+    let shown = match layout {
+        Some(Layout::Compact) => "on one line",
+        Some(Layout::Indented) => "indented by two spaces",
+        None => "in neither layout",
+    };
+    format!("{} ({shown})", compact_json(text))
+}
+
 /// Keys to keep that make a projection visible on `parts`: the first half (at least one, never
 /// all) of the keys of the first JSON object a part holds (itself, or its list's first item).
 pub fn revealing_keys(parts: &[String]) -> Option<Vec<String>> {
@@ -234,6 +307,31 @@ mod tests {
         assert!(keeps_only(r#"[{"a": 1}, {}]"#, &keys));
         assert!(!keeps_only(r#"{"a": 1, "b": 2}"#, &keys));
         assert!(!keeps_only("not json", &keys));
+    }
+
+    #[test]
+    fn a_layout_is_one_line_or_two_space_indentation_and_the_revealing_one_is_the_other() {
+        assert_eq!(Layout::of(r#"{"a":1,"b":[2]}"#), Some(Layout::Compact));
+        assert_eq!(
+            Layout::of("{\n  \"a\": 1,\n  \"b\": [\n    2\n  ]\n}"),
+            Some(Layout::Indented)
+        );
+        assert_eq!(Layout::of("{\n    \"a\": 1\n}"), None);
+        assert_eq!(Layout::of("{\n\t\"a\": 1\n}"), None);
+        assert_eq!(Layout::of("{}"), None);
+        assert_eq!(Layout::of("plain words"), None);
+        let indented = vec!["{\n  \"a\": 1\n}".to_string()];
+        assert_eq!(Layout::revealing(&indented), Some(Layout::Compact));
+        assert_eq!(
+            Layout::revealing(&[r#"[1,2]"#.to_string()]),
+            Some(Layout::Indented)
+        );
+        assert_eq!(Layout::revealing(&["no json".to_string()]), None);
+        // The same value in another layout reads differently.
+        assert_ne!(
+            laid_out(&indented[0], Layout::of(&indented[0])),
+            laid_out(r#"{"a":1}"#, Some(Layout::Compact))
+        );
     }
 
     #[test]

@@ -352,36 +352,14 @@ impl Oracle<'_> {
             plain.insert(param.to_string(), most.into());
         }
         let mut arguments = seen.arguments.clone();
-        // Where no part of the previous answer is long enough to cut, a cut answer equals the
-        // uncut one: that shows nothing.
-        let mut cuttable = true;
-        let cut = claim.as_ref().and_then(Effect::cut);
-        // A projection keeps half the keys of the previous answer's first object.
-        let keys = match &claim {
-            Some(Effect::Project { .. }) => {
-                let keys = effect::revealing_keys(&seen.parts);
-                cuttable = keys.is_some();
-                Some(keys.unwrap_or_else(|| vec!["id".to_string()]))
-            }
-            _ => None,
-        };
-        let (value, check): (Value, Check) = match (&claim, cut, &keys) {
-            (Some(effect), None, Some(keys)) => (
-                keys.iter().map(|k| Value::from(k.as_str())).collect(),
+        let shown = claim.as_ref().and_then(|e| showing(e, &seen.parts));
+        let (value, check) = match (&claim, &shown) {
+            (Some(effect), Some(shown)) => (
+                shown.value.clone(),
                 Check::Claim {
                     effect: effect.clone(),
                 },
             ),
-            (Some(effect), Some(cut), _) => {
-                let limit = effect::revealing_limit(&seen.parts, |p| cut.measure(p));
-                cuttable = limit.is_some();
-                (
-                    limit.unwrap_or(1).into(),
-                    Check::Claim {
-                        effect: effect.clone(),
-                    },
-                )
-            }
             _ => (
                 args::value_for(&schema, param),
                 Check::ParamSet {
@@ -389,23 +367,12 @@ impl Oracle<'_> {
                 },
             ),
         };
-        arguments.insert(param.to_string(), value.clone());
-        let n = value.as_u64().unwrap_or(1) as usize;
-        let keys_claimed = keys.is_some();
-        let (outcome, mut judged) = match (cut, keys) {
-            (_, Some(keys)) => {
-                self.claimed(tool, &plain, tool, &arguments, Rework::project(keys))
+        arguments.insert(param.to_string(), value);
+        let unseen = shown.as_ref().and_then(|s| s.unseen);
+        let (outcome, mut judged) = match shown {
+            Some(shown) => {
+                self.claimed(tool, &plain, tool, &arguments, shown.rework)
                     .await
-            }
-            (Some(cut), None) => {
-                self.claimed(
-                    tool,
-                    &plain,
-                    tool,
-                    &arguments,
-                    Rework::cut(move |t| cut.apply(t, n), move |t| cut.fits(t, n)),
-                )
-                .await
             }
             _ => {
                 let outcome = self.call(tool, &arguments).await;
@@ -428,15 +395,10 @@ impl Oracle<'_> {
                 (outcome, judged)
             }
         };
-        if !cuttable && judged.verdict == Verdict::Passed {
-            judged = Judged::unverifiable(match keys_claimed {
-                true => format!(
-                    "its previous answer holds no JSON object with two keys, so `{param}` cannot show"
-                ),
-                false => format!(
-                    "no part of its previous answer is long enough for `{param}` to cut, so the cut cannot show"
-                ),
-            });
+        if let Some(why) = unseen
+            && judged.verdict == Verdict::Passed
+        {
+            judged = Judged::unverifiable(why.replace("{param}", param));
         }
         self.results.push(result(
             tool,
@@ -447,5 +409,56 @@ impl Oracle<'_> {
             Some(seen.status),
             judged,
         ));
+    }
+}
+
+/// How a claimed effect of a new parameter is made to show on the previous answer's `parts`:
+/// the value sent, how the answer must follow from the reference's, and why it cannot show
+/// where nothing in those parts would change (a cut of a short answer equals the uncut one).
+struct Shown {
+    value: Value,
+    rework: Rework<'static>,
+    unseen: Option<&'static str>,
+}
+
+/// The [`Shown`] of `claim`, for the claims that rework the answer by the value of a parameter.
+fn showing(claim: &Effect, parts: &[String]) -> Option<Shown> {
+    if let Some(cut) = claim.cut() {
+        let limit = effect::revealing_limit(parts, |p| cut.measure(p));
+        let n = limit.unwrap_or(1);
+        return Some(Shown {
+            value: n.into(),
+            rework: Rework::cut(move |t| cut.apply(t, n), move |t| cut.fits(t, n)),
+            unseen: limit.is_none().then_some(
+                "no part of its previous answer is long enough for `{param}` to cut, so the cut cannot show",
+            ),
+        });
+    }
+    match claim {
+        // A projection keeps half the keys of the previous answer's first object.
+        Effect::Project { .. } => {
+            let keys = effect::revealing_keys(parts);
+            let unseen = keys.is_none().then_some(
+                "its previous answer holds no JSON object with two keys, so `{param}` cannot show",
+            );
+            let keys = keys.unwrap_or_else(|| vec!["id".to_string()]);
+            Some(Shown {
+                value: keys.iter().map(|k| Value::from(k.as_str())).collect(),
+                rework: Rework::project(keys),
+                unseen,
+            })
+        }
+        // The layout the previous answer is not in.
+        Effect::Reformat { .. } => {
+            let layout = effect::Layout::revealing(parts);
+            Some(Shown {
+                value: layout.unwrap_or(effect::Layout::Compact).value().into(),
+                rework: Rework::reformat(layout.unwrap_or(effect::Layout::Compact)),
+                unseen: layout.is_none().then_some(
+                    "its previous answer holds no JSON object or list, so `{param}` cannot show",
+                ),
+            })
+        }
+        _ => None,
     }
 }

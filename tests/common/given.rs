@@ -95,6 +95,38 @@ pub fn rules_on_as(
     proposal
 }
 
+/// The rules' Flexible Expansion on `tool` of the workspace `work` (every other tool avoided),
+/// with `tool` answering on many lines and, where `json`, in JSON: the proposal of the first
+/// seed under 80 that claims an effect `wanted` picks.
+pub fn expansion_claiming(
+    work: &std::path::Path,
+    tool: &str,
+    json: bool,
+    wanted: impl Fn(&Effect) -> bool,
+) -> Option<Proposal> {
+    let inventory = mcpevol::anchor::anchor(work).unwrap();
+    let avoid: Vec<String> = (inventory.tools.iter())
+        .map(|t| t.name.clone())
+        .filter(|n| n != tool)
+        .collect();
+    let listed = [tool.to_string()];
+    (1..80)
+        .map(|seed| {
+            let ctx = Context {
+                root: work,
+                inventory: &inventory,
+                seed,
+                avoid: &avoid,
+                answering: &listed,
+                multiline: &listed,
+                json: if json { &listed } else { &[] },
+                constraint: ConstraintKind::Bound,
+            };
+            rules::propose(Builtin::FlexibleExpansion, &ctx).unwrap()
+        })
+        .find(|p| p.effects.iter().any(&wanted))
+}
+
 /// The round's committed proposal of `backend` run on `work`, and its check of the claim that
 /// `is` picks (asserted present).
 pub fn claim_checked(
