@@ -36,11 +36,18 @@ pub fn mark_opaque_params(inventory: &mut crate::inventory::Inventory, live: &Li
                 site.live_described = props[&site.name].get("description").is_some();
             }
         }
+        // A parameter the listing lacks altogether, beside others it shows, is one the work
+        // tree added since (a release's new parameter): it says nothing of what the server
+        // shows. Counted as hidden, it kept every parameter description off a tool given a
+        // new parameter in the same release, and P12 was never made.
+        let listed_any = tool.params.iter().any(|p| props.get(&p.name).is_some());
         tool.sites.opaque_params = hides_all
-            || tool
-                .params
-                .iter()
-                .any(|p| p.description.is_some() && props[&p.name].get("description").is_none());
+            || tool.params.iter().any(|p| {
+                p.description.is_some()
+                    && props
+                        .get(&p.name)
+                        .map_or(!listed_any, |v| v.get("description").is_none())
+            });
     }
 }
 
@@ -139,6 +146,47 @@ fn rank(name: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The one tool of a server whose source describes `a` and `b`, marked against a listing
+    /// of `listed` (its `inputSchema.properties`).
+    fn opaque_against(listed: serde_json::Value) -> bool {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("package.json"),
+            r#"{"name":"x","main":"index.js"}"#,
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("index.js"),
+            r#"server.tool("t", "Does t", { a: z.string().describe("An a"), b: z.number().describe("A b") }, async ({ a }) => ({ content: [] }));"#,
+        )
+        .unwrap();
+        let mut inventory = crate::anchor::anchor(dir.path()).unwrap();
+        assert_eq!(inventory.tools.len(), 1);
+        let live = LiveTools {
+            server: serde_json::Value::Null,
+            tools: vec![serde_json::json!({"name": "t", "inputSchema": {"properties": listed}})],
+        };
+        mark_opaque_params(&mut inventory, &live);
+        inventory.tools[0].sites.opaque_params
+    }
+
+    #[test]
+    fn a_parameter_the_listing_lacks_beside_described_ones_is_new_not_hidden() {
+        let described = serde_json::json!({"description": "An a", "type": "string"});
+        assert!(!opaque_against(
+            serde_json::json!({ "a": described.clone() })
+        ));
+        assert!(!opaque_against(
+            serde_json::json!({ "a": described, "b": {"description": "A b"} })
+        ));
+        // Listed without its description: hidden.
+        assert!(opaque_against(
+            serde_json::json!({ "a": {"type": "string"} })
+        ));
+        // None of its parameters listed: hidden too.
+        assert!(opaque_against(serde_json::json!({})));
+    }
 
     #[test]
     fn switches_are_read_from_env_lookups_and_flag_literals_and_ranked() {
