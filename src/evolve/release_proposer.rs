@@ -391,8 +391,12 @@ impl ReleaseProposer {
                 skip.push(recipe);
                 continue;
             }
-            // An operator that makes one of several patterns counts toward the first.
-            let aims: &[Label] = if recipe.operators.len() == 1 {
+            // An operator that makes one of several patterns counts toward the first; a pair
+            // whose second operator did not fit counts what its first makes alone (counted as
+            // the pair, O5 alone passed for P12).
+            let aims: &[Label] = if made.len() < recipe.operators.len() {
+                plan::alone(recipe.operators[0])
+            } else if recipe.operators.len() == 1 {
                 &recipe.aims[..1]
             } else {
                 recipe.aims

@@ -107,6 +107,15 @@ pub const RECIPES: &[Recipe] = &[
     r(Class::Composite, &[p(1), p(11)], &["O9", "O7"]),
 ];
 
+/// The pattern operator `op` makes applied alone, by its recipe of one operator that asks for
+/// no kind of constraint (O6's is a bound, P8); none for an operator with no such recipe.
+pub fn alone(op: &str) -> &'static [Label] {
+    RECIPES
+        .iter()
+        .find(|r| r.operators == [op] && r.kind.is_none())
+        .map_or(&[], |r| &r.aims[..1])
+}
+
 /// The chance that a changed tool of the release being drafted is drawn composite: the mix's
 /// share, moved by twice as much as the run's changed tools so far fall short of it or pass it
 /// (from four changed tools on), within a quarter to 85%. Composite slots are the ones whose

@@ -297,3 +297,13 @@ fn a_tool_slot_where_no_copy_fits_takes_a_replacement_only_at_the_rate_the_run_l
     let only = tool_slot(Need::Only);
     assert!(only.is_some_and(|r| r.operators == ["O2"] || r.operators == ["O3"]));
 }
+
+#[test]
+fn an_operator_applied_alone_counts_its_own_pattern() {
+    assert_eq!(alone("O5"), [Label::p(4)]);
+    assert_eq!(alone("O7"), [Label::p(11)]);
+    assert_eq!(alone("O10"), [Label::p(3)]);
+    // O6 alone is a bound, whatever else its recipes of one make.
+    assert_eq!(alone("O6"), [Label::p(8)]);
+    assert!(alone("X1").is_empty());
+}
