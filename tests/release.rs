@@ -343,6 +343,12 @@ fn a_release_whose_planned_tools_fit_no_recipe_falls_back_to_another_kind_of_cha
         .expect("v2 committed");
     let release = record.release.expect("a release record");
     assert!(release.planned_composite > 0, "{release:?}");
+    // Without the fall-back the composite slots make nothing: at most the other slots' changes
+    // would be drafted.
+    assert!(
+        release.drafted > release.planned_tools - release.planned_composite,
+        "{release:?}"
+    );
     assert!(!record.changes.is_empty(), "{release:?}");
     let operators: Vec<String> = record
         .changes
