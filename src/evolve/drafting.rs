@@ -102,6 +102,9 @@ pub(super) fn realised_so_far(records: &[RoundRecord]) -> plan::Tally {
         }
         tally.changed += events.changed;
         tally.composite += events.composite;
+        if record.release.is_some() && events.touched > 0 {
+            *tally.sizes.entry(events.touched).or_default() += 1;
+        }
         if let Some(release) = record.release.as_ref().filter(|r| r.planned_tools > 1) {
             tally.releases += 1;
             tally.short += release.planned_tools.saturating_sub(events.touched);

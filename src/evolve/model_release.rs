@@ -177,6 +177,7 @@ impl ModelReleaseProposer {
             ask.previous.tools.len(),
             self.mix.composite,
             0,
+            &Default::default(),
         );
         let mut history = or_none(&previous_rounds(ask)?);
         if !self.left_out.is_empty() {

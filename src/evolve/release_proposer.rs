@@ -286,7 +286,7 @@ impl ReleaseProposer {
         let composite = plan::composite_chance(&self.mix, tally);
         let extra = plan::extra_tools(tally);
         let most = served.max(FEWEST_PLANNABLE);
-        let mut classes = plan::draw_classes(&self.mix, rng, most, composite, extra);
+        let mut classes = plan::draw_classes(&self.mix, rng, most, composite, extra, &tally.sizes);
         classes.sort_by_key(|c| *c != Class::Tool);
         Ok(classes)
     }

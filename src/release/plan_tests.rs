@@ -6,15 +6,16 @@ use super::*;
 #[test]
 fn drawn_releases_follow_the_shipped_shape() {
     let mix = Mix::shipped();
+    let none = BTreeMap::new();
     let mut rng = Rng::new(7);
     let mut sizes: Vec<usize> = (0..2000)
-        .map(|_| draw_classes(&mix, &mut rng, 50, mix.composite, 0).len())
+        .map(|_| draw_classes(&mix, &mut rng, 50, mix.composite, 0, &none).len())
         .collect();
     sizes.sort_unstable();
     assert_eq!(sizes[sizes.len() / 2], 4);
     let more = sizes.iter().filter(|n| **n > 1).count() as f64 / sizes.len() as f64;
     assert!((more - 0.79).abs() < 0.04, "{more}");
-    assert!(draw_classes(&mix, &mut rng, 2, mix.composite, 2).len() <= 2);
+    assert!(draw_classes(&mix, &mut rng, 2, mix.composite, 2, &none).len() <= 2);
 }
 
 #[test]
@@ -210,10 +211,11 @@ fn a_run_whose_releases_touched_fewer_tools_than_planned_plans_more() {
 #[test]
 fn the_extra_tools_go_to_releases_drawn_to_touch_more_than_one_and_leave_one_tool_ones_be() {
     let mix = Mix::shipped();
+    let none = BTreeMap::new();
     let sizes = |extra| {
         // A generator per draw: the size is its first number, whatever the slots take after.
         (0..2000)
-            .map(|i| draw_classes(&mix, &mut Rng::new(i), 50, mix.composite, extra).len())
+            .map(|i| draw_classes(&mix, &mut Rng::new(i), 50, mix.composite, extra, &none).len())
             .collect::<Vec<usize>>()
     };
     let (plain, more) = (sizes(0), sizes(1));
@@ -307,4 +309,31 @@ fn an_operator_applied_alone_counts_its_own_pattern() {
     // O6 alone is a bound, whatever else its recipes of one make.
     assert_eq!(alone("O6"), [Label::p(8)]);
     assert!(alone("X1").is_empty());
+}
+
+#[test]
+fn a_run_whose_releases_touched_few_tools_draws_the_sizes_it_lacks() {
+    let mix = Mix::shipped();
+    let draws = |sizes: &BTreeMap<usize, usize>| -> Vec<usize> {
+        (0..500)
+            .map(|i| draw_classes(&mix, &mut Rng::new(i), 50, mix.composite, 0, sizes).len())
+            .collect()
+    };
+    // Two releases of one tool and one of two: a fourth of one or two tools would put the run
+    // further past the target's share of them.
+    let small = BTreeMap::from([(1, 2), (2, 1)]);
+    assert!(draws(&small).iter().all(|n| *n >= 3));
+    // Releases of nine tools count as the largest size the mix names (8).
+    let big = BTreeMap::from([(9, 3)]);
+    assert!(draws(&big).iter().all(|n| *n < 8));
+    // A run of every size, a release each, has more large releases than the target: the
+    // sizes it lacks by the end of a ninth are one to four tools.
+    let even: BTreeMap<usize, usize> = (1..=8).map(|n| (n, 1)).collect();
+    let drawn = draws(&even);
+    assert!(drawn.contains(&1) && drawn.contains(&4), "{drawn:?}");
+    assert!(drawn.iter().all(|n| *n <= 4), "{drawn:?}");
+    // With no release yet, the target's weights (a fifth or so of one tool).
+    let first = draws(&BTreeMap::new());
+    let ones = first.iter().filter(|n| **n == 1).count();
+    assert!((70..140).contains(&ones), "{ones}");
 }
