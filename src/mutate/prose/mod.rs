@@ -235,11 +235,7 @@ impl<'r> Writer<'r> {
                 ]
             });
         }
-        if out.is_empty()
-            && !said.is_empty()
-            && !said.to_lowercase().contains("optional")
-            && !said.to_lowercase().contains("required")
-        {
+        if out.is_empty() && !said.is_empty() && !says_presence(said) {
             out.push(if p.required {
                 vec!["Required.".into(), "It must be given.".into()]
             } else {
@@ -422,6 +418,23 @@ fn news_of_params(facts: &ToolFacts) -> Vec<(&ParamFacts, String)> {
             Some((p, phrase(p, &details(p))))
         })
         .collect()
+}
+
+/// Whether a parameter's description already says whether it may be left out ("optional",
+/// "Leave it out for ...", "Without it, ..."): an "It can be left out." after "Leave it out to
+/// keep the layout as it is." said it twice.
+fn says_presence(description: &str) -> bool {
+    let said = description.to_lowercase();
+    [
+        "optional",
+        "required",
+        "leave it out",
+        "left out",
+        "without it",
+        "omit",
+    ]
+    .iter()
+    .any(|w| said.contains(w))
 }
 
 #[cfg(test)]

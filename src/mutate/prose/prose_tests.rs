@@ -190,3 +190,17 @@ fn a_required_new_parameter_is_never_described_as_one_that_may_be_left_out() {
         }
     }
 }
+
+#[test]
+fn a_description_that_already_says_the_parameter_may_be_left_out_is_not_told_so_again() {
+    let with = |said: &str| {
+        let mut p = param("format", "string", false, ParamShape::default());
+        p.description = Some(said.into());
+        Writer::new(&mut Rng::new(1)).param_facts(&p)
+    };
+    assert!(with("Leave it out to keep the layout as it is.").is_empty());
+    assert!(with("Without it, every key is returned.").is_empty());
+    assert!(with("An optional filter.").is_empty());
+    // Saying nothing of it, it is told.
+    assert_eq!(with("How the JSON is laid out.").len(), 1);
+}
