@@ -147,20 +147,24 @@ fn rank(name: &str) -> usize {
 mod tests {
     use super::*;
 
-    /// The one tool of a server whose source describes `a` and `b`, marked against a listing
-    /// of `listed` (its `inputSchema.properties`).
-    fn opaque_against(listed: serde_json::Value) -> bool {
+    /// A package whose `index.js` is `source`.
+    fn package(source: &str) -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(
             dir.path().join("package.json"),
             r#"{"name":"x","main":"index.js"}"#,
         )
         .unwrap();
-        std::fs::write(
-            dir.path().join("index.js"),
+        std::fs::write(dir.path().join("index.js"), source).unwrap();
+        dir
+    }
+
+    /// The one tool of a server whose source describes `a` and `b`, marked against a listing
+    /// of `listed` (its `inputSchema.properties`).
+    fn opaque_against(listed: serde_json::Value) -> bool {
+        let dir = package(
             r#"server.tool("t", "Does t", { a: z.string().describe("An a"), b: z.number().describe("A b") }, async ({ a }) => ({ content: [] }));"#,
-        )
-        .unwrap();
+        );
         let mut inventory = crate::anchor::anchor(dir.path()).unwrap();
         assert_eq!(inventory.tools.len(), 1);
         let live = LiveTools {
@@ -190,18 +194,10 @@ mod tests {
 
     #[test]
     fn switches_are_read_from_env_lookups_and_flag_literals_and_ranked() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(
-            dir.path().join("package.json"),
-            r#"{"name":"x","main":"index.js"}"#,
-        )
-        .unwrap();
-        std::fs::write(
-            dir.path().join("index.js"),
+        let dir = package(
             r#"const a = process.env.ENABLE_ADMIN_TOOLS; const h = process.env["HOME_DIR"];
                if (argv.includes("--toolsets")) {} const p = process.env.API_TOKEN;"#,
-        )
-        .unwrap();
+        );
         assert_eq!(
             switches(dir.path()),
             vec!["--toolsets", "ENABLE_ADMIN_TOOLS"]

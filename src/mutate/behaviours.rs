@@ -4,6 +4,7 @@
 
 use super::wrap::Around;
 use crate::validate::Effect;
+use crate::validate::effect::Layout;
 
 /// What a new parameter takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,9 +26,8 @@ impl Takes {
     }
 }
 
-/// The values of a [`Takes::Layout`] parameter, as [`crate::validate::effect::Layout`] names
-/// them.
-pub const LAYOUTS: [&str; 2] = ["compact", "indented"];
+/// The values of a [`Takes::Layout`] parameter, as [`Layout::value`] names them.
+pub const LAYOUTS: [&str; 2] = [Layout::Compact.value(), Layout::Indented.value()];
 
 /// An optional parameter with a real effect on the answer.
 pub struct NewParam {
@@ -198,7 +198,7 @@ pub const NEW_PARAMS: &[NewParam] = &[
         takes: Takes::Layout,
         descriptions: &[
             "How to write the JSON of the result: `compact` on one line, `indented` with two-space indentation. Leave it out for the tool's own layout.",
-            "Layout of each JSON text part of the result: `compact` (one line, no spaces) or `indented` (two spaces per level). Without it, the JSON is written as before.",
+            "Layout of each JSON text part of the result: `compact` (one line) or `indented` (two spaces per level). Without it, the JSON is written as before.",
             "`compact` writes the JSON of the result on a single line; `indented` spreads it over lines, indented by two spaces. Leave it out to keep the layout as it is.",
         ],
         tool_sentences: &[

@@ -193,7 +193,7 @@ pub enum Layout {
 
 impl Layout {
     /// The value a call sets the parameter of a [`Effect::Reformat`] to.
-    pub fn value(self) -> &'static str {
+    pub const fn value(self) -> &'static str {
         match self {
             Layout::Compact => "compact",
             Layout::Indented => "indented",
