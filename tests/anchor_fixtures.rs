@@ -321,17 +321,6 @@ fn a_file_read_in_parts_has_the_facts_it_has_read_whole() {
     assert!(split_files > 20, "only {split_files} files were cut in two");
 }
 
-/// A package in a fresh folder, made of `(path, text)` files.
-fn package_of(files: &[(String, String)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for (path, text) in files {
-        let path = dir.path().join(path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-    dir
-}
-
 /// Compiled TypeScript of a chart server: each tool's zod shape is a module's `const schema`,
 /// its chains split over lines (`zod_1.z\n  .array(..)`) and some entries naming schemas shared
 /// from another module. Each tool reads its own module's shape; before, no shape was read
@@ -362,7 +351,7 @@ fn zod_shapes_split_over_lines_with_shared_entries_are_each_read_from_their_own_
          server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [bar.tool, pie.tool] }));\n"
             .to_string(),
     ));
-    let dir = package_of(&files);
+    let dir = common::package_of(&files);
     let inventory = anchor(dir.path()).unwrap();
     let params = |tool: &str| -> Vec<(String, Option<String>)> {
         let t = inventory.tools.iter().find(|t| t.name == tool).unwrap();
@@ -394,7 +383,7 @@ fn zod_shapes_split_over_lines_with_shared_entries_are_each_read_from_their_own_
 /// tool list reads, and a copy added there was never served.
 #[test]
 fn a_helper_registration_whose_handler_mcpevol_wrapped_keeps_its_call_and_handler() {
-    let dir = package_of(&[
+    let dir = common::package_of(&[
         (
             "package.json".to_string(),
             r#"{ "name": "helper", "version": "1.0.0", "type": "module", "main": "dist/index.js" }"#

@@ -381,7 +381,7 @@ impl<'t> Reader<'_, 't> {
         let node = unwrap(node);
         if is_function(node) || node.kind() == "method_definition" {
             Some(HandlerRef::At(span(node, self.rel)))
-        } else if node.kind() == "identifier" {
+        } else if matches!(node.kind(), "identifier" | "shorthand_property_identifier") {
             Some(HandlerRef::Named(text(node, self.src).to_string()))
         } else if node.kind() == "call_expression" {
             // A wrapped handler (`withAuth(async (args) => ...)`, or the wrappers mcpevol
@@ -418,7 +418,13 @@ impl<'t> Reader<'_, 't> {
                 .map(|(_, v, _)| *v)
         };
         let registered = self.registered_objects.contains(&object.start_byte());
-        let strong = STRONG_TOOL_KEYS.iter().any(|k| has(k));
+        // `{ name, config, handler }`: registerTool's three arguments as one object, the
+        // description and schema inside `config` (written inline or declared in the file).
+        let config = value("config")
+            .filter(|_| has("name"))
+            .and_then(|c| self.config_object(c))
+            .map(|c| self.config_fields(c));
+        let strong = STRONG_TOOL_KEYS.iter().any(|k| has(k)) || config.is_some();
         let weak = has("description") && WEAK_TOOL_KEYS.iter().any(|k| has(k));
         let excluded = NOT_TOOL_KEYS.iter().any(|k| has(k));
         // `{ ...ECHO_TOOL, name: "echo_lite", description }`: a definition derived from another.
@@ -461,10 +467,13 @@ impl<'t> Reader<'_, 't> {
                     _ if registered => object.parent().and_then(|a| a.parent()).map(statement_of),
                     _ => None,
                 };
+                let (config_description, config_schema, config_output) =
+                    config.unwrap_or((None, SchemaRef::None, SchemaRef::None));
                 let sites = Sites {
                     name: name_node.map(|n| span(unwrap(n), self.rel)),
                     description: value("description")
-                        .map(|d| text::read_description(d, self.src, self.rel)),
+                        .map(|d| text::read_description(d, self.src, self.rel))
+                        .or(config_description),
                     registration: registration.map(|r| span(r, self.rel)),
                     declaration: declaration_of(object).map(|d| span(d, self.rel)),
                     // Derived definitions share the schema of the one they spread.
@@ -482,10 +491,10 @@ impl<'t> Reader<'_, 't> {
                     schema: SCHEMA_KEYS
                         .iter()
                         .find_map(|k| value(k))
-                        .map_or(SchemaRef::None, |s| {
+                        .map_or(config_schema, |s| {
                             params::read_schema(s, self.src, self.rel)
                         }),
-                    output: value("outputSchema").map_or(SchemaRef::None, |s| {
+                    output: value("outputSchema").map_or(config_output, |s| {
                         params::read_schema(s, self.src, self.rel)
                     }),
                     holder: self.holder(object),
@@ -537,6 +546,25 @@ impl<'t> Reader<'_, 't> {
         if table.len() >= 2 {
             self.facts.name_tables.push(table);
         }
+    }
+
+    /// A tool's configuration object, written inline or named (`config` declared in the file);
+    /// only one that holds a description or an input schema counts.
+    fn config_object(&self, node: Node<'t>) -> Option<Node<'t>> {
+        let node = unwrap(node);
+        let object = match node.kind() {
+            "object" => node,
+            "identifier" | "shorthand_property_identifier" => {
+                *self.declared_objects.get(text(node, self.src))?
+            }
+            _ => return None,
+        };
+        let entries = object_entries(object, self.src);
+        let has = |k: &str| entries.iter().any(|(key, _, _)| key == k);
+        // A prompt's configuration has `argsSchema`, a resource's `uri` or `mimeType`.
+        let other = has("argsSchema") || NOT_TOOL_KEYS.iter().any(|k| has(k));
+        let tool = has("description") || SCHEMA_KEYS.iter().any(|k| has(k));
+        (tool && !other).then_some(object)
     }
 
     /// The key under which an object sits in an enclosing object, if it does.

@@ -35,6 +35,8 @@ pub fn read_schema(node: Node, src: &str, rel: &str) -> SchemaRef {
             Some(p) => SchemaRef::Named(p),
             None => SchemaRef::None,
         },
+        // `{ description, inputSchema }`: the schema declared under the key's own name.
+        "shorthand_property_identifier" => SchemaRef::Named(text(node, src).to_string()),
         "call_expression" => read_schema_call(node, src, rel),
         _ => SchemaRef::None,
     }

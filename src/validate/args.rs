@@ -258,6 +258,8 @@ fn string_for(schema: &Value, name: &str, max: usize) -> String {
         Some("date") => "2026-01-01".to_string(),
         Some("email") => "user@example.com".to_string(),
         _ if name.to_ascii_lowercase().contains("url") => "https://example.com/".to_string(),
+        // A shell command or script: `test` runs and fails silently; `echo` answers.
+        _ if is_shell_input(name) => "echo test".to_string(),
         _ => schema["examples"][0]
             .as_str()
             .map(str::to_string)
@@ -273,9 +275,26 @@ fn string_for(schema: &Value, name: &str, max: usize) -> String {
     }
 }
 
+/// Whether a parameter named `name` takes a shell command line (`command`, `cmd`, `script`).
+fn is_shell_input(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    matches!(
+        name.as_str(),
+        "command" | "cmd" | "script" | "shell_command" | "commandline"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_shell_command_parameter_gets_a_command_that_answers() {
+        let schema = json!({"type": "object", "properties": {"command": {"type": "string"}, "name": {"type": "string"}}, "required": ["command", "name"]});
+        let args = arguments_for(&schema);
+        assert_eq!(args["command"], "echo test");
+        assert_eq!(args["name"], "test");
+    }
 
     #[test]
     fn a_string_takes_the_example_its_description_gives() {

@@ -35,6 +35,17 @@ pub fn fixtures() -> Vec<PathBuf> {
     out
 }
 
+/// A package in a fresh folder, made of `(path, text)` files.
+pub fn package_of(files: &[(impl AsRef<str>, impl AsRef<str>)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, text) in files {
+        let path = dir.path().join(path.as_ref());
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text.as_ref()).unwrap();
+    }
+    dir
+}
+
 /// Fixture paths as the tests give them to `anchor`, relative to the repository root, so that
 /// the `root` field of snapshots is the same on every machine.
 pub fn relative_to_repo(path: &Path) -> PathBuf {

@@ -13,7 +13,7 @@ use crate::anchor::text;
 use crate::inventory::{DescriptionForm, DescriptionSite, Sites};
 
 /// A tool configuration's description, input schema and output schema.
-type Fields = (Option<DescriptionSite>, SchemaRef, SchemaRef);
+pub(super) type Fields = (Option<DescriptionSite>, SchemaRef, SchemaRef);
 
 /// Builder links that start a tool with its name: `server.tool("get_time")`.
 const NAME_LINKS: &[&str] = &[
@@ -100,9 +100,15 @@ impl<'t> Reader<'_, 't> {
                         | DescriptionForm::Template
                         | DescriptionForm::Concat(_)
                 );
+                // Text joined with a run-time value (`"Run on " + os.platform()`) cannot be a
+                // schema: it is the description, unreadable but in its place.
+                let textual = matches!(
+                    unwrap(*node).kind(),
+                    "binary_expression" | "template_string"
+                );
                 // `tool(name, X, cb)` with X a bare name: a description constant or a schema.
                 let ambiguous = named && rest.len() == 1;
-                if written || (named && rest.len() >= 2) || ambiguous {
+                if written || textual || (named && rest.len() >= 2) || ambiguous {
                     description = Some(d);
                     if !ambiguous {
                         rest = &rest[1..];
@@ -250,7 +256,7 @@ impl<'t> Reader<'_, 't> {
     }
 
     /// The description, the input schema and the output schema of a tool configuration.
-    fn config_fields(&self, config: Node<'t>) -> Fields {
+    pub(super) fn config_fields(&self, config: Node<'t>) -> Fields {
         let (mut description, mut schema, mut output) = (None, SchemaRef::None, SchemaRef::None);
         for (key, value, _) in object_entries(config, self.src) {
             if key == "description" {
