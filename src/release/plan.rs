@@ -67,7 +67,8 @@ const fn rk(
 
 /// Every recipe: the operators' own patterns (operators/*.md) and, for the patterns no single
 /// operator makes, two operators on one tool (P9 = a constraint and a parameter description,
-/// P12, P15), or pairs whose atoms no pattern covers alone (a description and a constraint:
+/// P12, P15; P6 also as a new option and a tool description that tells of it, where O8's
+/// refactoring does not fit), or pairs whose atoms no pattern covers alone (a description and a constraint:
 /// P1 + P8, as real releases show them).
 pub const RECIPES: &[Recipe] = &[
     r(Class::Tool, &[p(2)], &["O1"]),
@@ -99,6 +100,7 @@ pub const RECIPES: &[Recipe] = &[
         ConstraintKind::Redefault,
     ),
     r(Class::Composite, &[p(6)], &["O8"]),
+    r(Class::Composite, &[p(6)], &["O5", "O9"]),
     r(Class::Composite, &[p(7)], &["O11"]),
     r(Class::Composite, &[p(9)], &["O6", "O10"]),
     r(Class::Composite, &[p(12)], &["O5", "O10"]),

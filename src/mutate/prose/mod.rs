@@ -83,21 +83,19 @@ impl<'r> Writer<'r> {
             Note::Alias { of, suffix } => match suffix {
                 "v1" => vec![
                     format!(
-                        "Alias of `{of}` under a versioned name: it behaves exactly as `{of}` does."
+                        "Alias of `{of}` under a versioned name, added as an exact copy of it."
                     ),
-                    format!(
-                        "Versioned name for `{of}`; it takes the same parameters and gives the same results."
-                    ),
+                    format!("Versioned name for `{of}`, added with its parameters and results."),
                 ],
                 "compat" => vec![
-                    format!("Compatibility alias of `{of}`: it behaves exactly as `{of}` does."),
+                    format!("Compatibility alias of `{of}`, added as an exact copy of it."),
                     format!(
-                        "Kept for compatibility: the same tool as `{of}`, with the same parameters and results."
+                        "Kept for compatibility: added as a copy of `{of}`, with its parameters and results."
                     ),
                 ],
                 _ => vec![
-                    format!("Alias of `{of}`: it behaves exactly as `{of}` does."),
-                    format!("Another name for `{of}`, with the same parameters and results."),
+                    format!("Alias of `{of}`, added as an exact copy of it."),
+                    format!("Another name for `{of}`, added with its parameters and results."),
                 ],
             },
             Note::Batch { of, items, most } => vec![
@@ -112,13 +110,13 @@ impl<'r> Writer<'r> {
                 ),
             ],
             Note::Pointer { to } => vec![
-                format!("Also available as `{to}`, which behaves the same."),
-                format!("The same tool is also available as `{to}`."),
-                format!("`{to}` is another name for this tool."),
+                format!("A copy of this tool was added as `{to}`."),
+                format!("This tool was also made available as `{to}`."),
+                format!("`{to}` was added as another name for this tool."),
             ],
             Note::Formerly { old } => vec![
                 format!("Formerly named `{old}`."),
-                format!("It replaces `{old}`, with the same parameters."),
+                format!("It replaces `{old}`."),
                 format!("Previously called `{old}`."),
             ],
             Note::NewParam(p) => p.tool_sentences.iter().map(|s| s.to_string()).collect(),
