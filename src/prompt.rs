@@ -427,6 +427,7 @@ fn gloss(kind: &str) -> &'static str {
         "param-required-changed" => "a parameter becomes required or optional",
         "param-type-changed" => "a parameter's type differs",
         "param-default-changed" => "the value a parameter takes when it is not sent differs",
+        "tool-title-changed" => "the title a client shows for a tool differs",
         _ => "a schema change",
     }
 }

@@ -80,6 +80,7 @@ impl SchemaChange {
 /// One tool as far as the diff cares.
 struct ToolView<'a> {
     description: Option<&'a Value>,
+    title: Option<&'a Value>,
     /// The raw inputSchema, `Null` when missing: renames compare it whole.
     schema: &'a Value,
     properties: Map<String, Value>,
@@ -107,6 +108,10 @@ fn view(tool: &Value) -> ToolView<'_> {
         .unwrap_or_default();
     ToolView {
         description: tool.get("description"),
+        // The SDKs list it at the top, older ones in the annotations.
+        title: tool
+            .get("title")
+            .or_else(|| tool.get("annotations").and_then(|a| a.get("title"))),
         schema,
         properties,
         required,
@@ -184,6 +189,17 @@ pub fn diff(before: &[Value], after: &[Value]) -> Vec<SchemaChange> {
 fn tool_changes(tool: &str, old: &ToolView, new: &ToolView, out: &mut Vec<SchemaChange>) {
     if old.description != new.description {
         out.push(SchemaChange::new(ToolDescriptionChanged, tool, None, 1));
+    }
+    if old.title != new.title {
+        let detail = match (old.title, new.title) {
+            (None, Some(t)) => format!("title {} added", short(t)),
+            (Some(t), None) => format!("title {} removed", short(t)),
+            (Some(a), Some(b)) => format!("title {} -> {}", short(a), short(b)),
+            (None, None) => unreachable!("they differ"),
+        };
+        let mut change = SchemaChange::new(ToolTitleChanged, tool, None, 1).detail(detail);
+        change.pattern = None;
+        out.push(change);
     }
     for p in new
         .properties

@@ -16,6 +16,7 @@ pub mod retext;
 pub mod rules;
 pub mod snippets;
 pub mod splice;
+mod title;
 pub mod unroute;
 pub mod words;
 pub mod wrap;
@@ -80,7 +81,8 @@ pub enum Presence {
     Required,
 }
 
-/// The kinds of change Constraint Mutation makes.
+/// The kinds of change a release's recipe asks of its operator: Constraint Mutation's, and
+/// the title Tool Description Update may write instead of description text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ConstraintKind {
     /// A bound, explained in its parameter's description where that can be edited (P9, else P8).
@@ -101,6 +103,8 @@ pub enum ConstraintKind {
     /// Each lowercase value of a parameter's enum accepted in capitals too, read by the handler
     /// as the value it spells (P8, looser).
     Capitals,
+    /// Tool Description Update's display title for the tool (`other`).
+    Title,
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -17,7 +17,7 @@ use super::splice::{
     Edits, append_entry, contains, indent_at, item_range, js_string, statement_range,
 };
 use super::{
-    ConstraintKind, Context, MutateError, Presence, Proposal, Rng, defaults, loosen, retext,
+    ConstraintKind, Context, MutateError, Presence, Proposal, Rng, defaults, loosen, retext, title,
     unroute, words, wrap,
 };
 use crate::inventory::{DescriptionForm, DescriptionSite, ParamSite, RouteKind, Span, Tool};
@@ -163,6 +163,9 @@ pub fn applies_as(
         InterfaceRefactoring => {
             can_describe?;
             applies(FlexibleExpansion, tool, all).or_else(|_| applies(ParameterPruning, tool, all))
+        }
+        ToolDescriptionUpdate if kind == ConstraintKind::Title => {
+            title::titleable(tool).map(|_| ())
         }
         ToolDescriptionUpdate => {
             can_describe?;
@@ -693,6 +696,10 @@ impl Draft<'_> {
                 self.add_sentences(tool, &[note])?;
                 format!("Interface Refactoring: `{name}` {change}, with its description updated")
             }
+            ToolDescriptionUpdate if self.constraint == ConstraintKind::Title => {
+                let title = self.title(tool)?;
+                format!("Tool Description Update: `{name}` is titled \"{title}\"")
+            }
             ToolDescriptionUpdate => {
                 self.add_facts(tool, all)?;
                 format!("Tool Description Update: rewrote the description of `{name}`")
@@ -711,6 +718,24 @@ impl Draft<'_> {
                 )
             }
         })
+    }
+
+    /// Gives the tool a display title beside its description; returns the title.
+    fn title(&mut self, tool: &Tool) -> Result<String, MutateError> {
+        let site = title::titleable(tool).expect("applies() checked");
+        let title = title::title_for(&tool.name);
+        let text = self.e.text(self.root, &site.span.file)?;
+        let Some((at, entry)) = title::entry(text, &site.span, &tool.definition, &title) else {
+            return Err(MutateError::NotApplicable {
+                operator: ToolDescriptionUpdate.into(),
+                why: format!(
+                    "`{}`'s description is no entry of an object, or it has a title",
+                    tool.name
+                ),
+            });
+        };
+        self.e.insert(self.root, &site.span.file, at, entry)?;
+        Ok(title)
     }
 
     /// Removes one optional parameter, chosen by the seed; returns its name.

@@ -27,7 +27,8 @@ summary = "Rewrites one tool's description."
 # The schema change a round must show in the live tool list, checked after every attempt;
 # `{{contract}}` gives it to the model in words. Change kinds: tool-added, tool-removed,
 # tool-renamed, tool-description-changed, param-added, param-removed, param-description-changed,
-# param-constraint-changed, param-required-changed, param-type-changed, param-default-changed.
+# param-constraint-changed, param-required-changed, param-type-changed, param-default-changed,
+# tool-title-changed.
 [contract]
 # Every change must be of one of these kinds (leave out to allow any kind).
 allow = ["tool-description-changed"]

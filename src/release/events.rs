@@ -30,6 +30,8 @@ enum Atom {
     Pp,
     /// A default value changed: `other` when the tool changes in nothing else.
     Df,
+    /// The tool's title changed: `other` likewise.
+    Tl,
 }
 
 use Atom::*;
@@ -75,17 +77,19 @@ fn atom(c: &SchemaChange) -> Option<Atom> {
         ChangeKind::ParamConstraintChanged | ChangeKind::ParamTypeChanged => Pc,
         ChangeKind::ParamRequiredChanged => Pp,
         ChangeKind::ParamDefaultChanged => Df,
+        ChangeKind::ToolTitleChanged => Tl,
         ChangeKind::ToolAdded | ChangeKind::ToolRemoved | ChangeKind::ToolRenamed => return None,
     })
 }
 
 /// The events of one changed tool's atom set: its exact pattern, or a greedy cover; `other`
-/// where only a default changed.
+/// where only a default or the title changed.
 fn cover(mut atoms: BTreeSet<Atom>) -> Vec<Label> {
-    if atoms.len() == 1 && atoms.contains(&Df) {
+    if !atoms.is_empty() && atoms.iter().all(|a| matches!(a, Df | Tl)) {
         return vec![Label::Other];
     }
     atoms.remove(&Df);
+    atoms.remove(&Tl);
     if let Some((n, _)) = PATTERNS
         .iter()
         .find(|(_, set)| set.len() == atoms.len() && set.iter().all(|a| atoms.contains(a)))
@@ -244,6 +248,17 @@ mod tests {
         ]);
         let names: Vec<String> = v.events.iter().map(Label::to_string).collect();
         assert_eq!(names, ["other", "P13"]);
+    }
+
+    #[test]
+    fn a_title_alone_is_other_and_beside_a_description_counts_as_nothing_more() {
+        let v = classify(&[
+            change(ToolTitleChanged, "a", None),
+            change(ToolTitleChanged, "b", None),
+            change(ToolDescriptionChanged, "b", None),
+        ]);
+        let names: Vec<String> = v.events.iter().map(Label::to_string).collect();
+        assert_eq!(names, ["other", "P1"]);
     }
 
     #[test]

@@ -99,6 +99,12 @@ pub const RECIPES: &[Recipe] = &[
         &["O6"],
         ConstraintKind::Redefault,
     ),
+    rk(
+        Class::Single,
+        &[Label::Other],
+        &["O9"],
+        ConstraintKind::Title,
+    ),
     r(Class::Composite, &[p(6)], &["O8"]),
     r(Class::Composite, &[p(6)], &["O5", "O9"]),
     r(Class::Composite, &[p(7)], &["O11"]),

@@ -20,6 +20,9 @@ pub enum ChangeKind {
     /// The value the server assumes without the parameter (`default`): not a constraint, as
     /// real releases were counted (`other` when a tool changes in nothing else).
     ParamDefaultChanged,
+    /// The name a client shows for the tool (`title`, or `annotations.title`): display text,
+    /// `other` as real releases were counted.
+    ToolTitleChanged,
 }
 
 impl ChangeKind {
@@ -37,6 +40,7 @@ impl ChangeKind {
             ParamRequiredChanged => "param-required-changed",
             ParamTypeChanged => "param-type-changed",
             ParamDefaultChanged => "param-default-changed",
+            ToolTitleChanged => "tool-title-changed",
         }
     }
 }

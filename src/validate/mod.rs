@@ -367,7 +367,9 @@ impl Oracle<'_> {
             let described_only = changes.all(|c| {
                 matches!(
                     c.kind,
-                    ChangeKind::ToolDescriptionChanged | ChangeKind::ParamDescriptionChanged
+                    ChangeKind::ToolDescriptionChanged
+                        | ChangeKind::ParamDescriptionChanged
+                        | ChangeKind::ToolTitleChanged
                 )
             });
             if !described_only || change.tool(&o.tool).is_none() {

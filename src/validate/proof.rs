@@ -70,7 +70,10 @@ pub fn exercises(test: &TestResult, change: &SchemaChange) -> bool {
                 && matches!(&test.check, Check::Renamed { from } if *from == change.tool);
             renamed || (on_tool && test.check == Check::Gone)
         }
-        ChangeKind::ToolDescriptionChanged | ChangeKind::ParamDescriptionChanged => {
+        // Text a model or client reads: shown working by the tool answering as it did.
+        ChangeKind::ToolDescriptionChanged
+        | ChangeKind::ParamDescriptionChanged
+        | ChangeKind::ToolTitleChanged => {
             on_tool && matches!(test.check, Check::AsBefore | Check::WithOptions { .. })
         }
         // A new required parameter: the call without it refused, or the tool called with it
