@@ -2,7 +2,8 @@
 //! each with its own proof and patterns in the record, the commit and `log --json`; a change
 //! that fails its check dropped and the rest committed; the target mix read from a user's file,
 //! and a malformed one refused by its line and field; on two real servers where few changes fit,
-//! every recipe tried for a tool and a fallback to another kind of change.
+//! every recipe tried for a tool and a fallback to another kind of change; on a one-tool server,
+//! a copy of the tool the release already changed.
 
 mod common;
 
@@ -382,4 +383,35 @@ fn a_release_on_a_server_of_compiled_zod_shapes_changes_their_parameters() {
             .count();
     }
     assert!(param_changes > 0, "no parameter changed in two releases");
+}
+
+/// A one-tool server (`fixtures/oracle/demote-chain`): once a release has changed its only
+/// tool, a copy may still take it (it copies the tool as changed), so a release touches more
+/// than the one tool. Before, a changed tool was never copied in its own release, and a
+/// one-tool server's releases touched one tool or two.
+#[test]
+fn a_release_that_changed_every_tool_may_still_add_a_copy_of_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = workspace(dir.path(), "oracle/demote-chain");
+    let w = work.to_string_lossy();
+    common::ok(common::mcpevol(&[
+        "evolve", &w, "--rounds", "4", "--seed", "7", "--shape", "release",
+    ]));
+    let ws = Workspace::open(&work).unwrap();
+    let copied_changed = (1..=4).any(|v| {
+        let Some(record) = version_record::read_round(&ws, VersionTag::new(v)).unwrap() else {
+            return false;
+        };
+        // A copy drafted after a change of its tool (one drafted first leaves its tool free).
+        let changes = &record.changes;
+        (0..changes.len()).any(|j| {
+            changes[j].proposal.operator.to_string() == "O1"
+                && changes[..j].iter().any(|c| {
+                    c.proposal.operator.to_string() != "O1"
+                        && (c.proposal.targets.iter())
+                            .any(|t| changes[j].proposal.targets.contains(t))
+                })
+        })
+    });
+    assert!(copied_changed, "no release copied a tool after changing it");
 }

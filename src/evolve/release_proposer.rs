@@ -441,6 +441,10 @@ impl ReleaseProposer {
             };
             let inventory = drafting::inventory(ask)?;
             let tools = &inventory.tools;
+            // Where the release has changed every tool, a copy may take a changed one (it copies
+            // the tool as it is now): else a one-tool server's releases touched one tool or two.
+            let copies_changed = builtin == operators::Builtin::ToolAddition
+                && tools.iter().all(|t| at.touched.contains(&t.name));
             let avoid: Vec<String> = match made.first().and_then(|p| p.targets.first()) {
                 Some(tool) => tools
                     .iter()
@@ -450,7 +454,7 @@ impl ReleaseProposer {
                 None => tools
                     .iter()
                     .filter(|t| {
-                        at.touched.contains(&t.name)
+                        (at.touched.contains(&t.name) && !copies_changed)
                             || (!keeps_tool(builtin) && at.copied.contains(&t.name))
                             || then.is_some_and(|b| rules::applies(b, t, tools).is_err())
                     })
