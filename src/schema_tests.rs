@@ -492,21 +492,3 @@ fn a_removal_beside_a_copy_of_another_tool_with_the_same_schema_is_no_rename() {
     let kinds: Vec<_> = diff(&before, &after).iter().map(|c| c.kind).collect();
     assert_eq!(kinds, [ChangeKind::ToolRemoved, ChangeKind::ToolAdded]);
 }
-
-#[test]
-fn a_title_added_at_the_top_or_in_the_annotations_is_one_non_breaking_change_of_no_pattern() {
-    for titled in [
-        edited(|t| t["title"] = json!("Forecast")),
-        edited(|t| t["annotations"] = json!({"title": "Forecast"})),
-    ] {
-        let c = diff(&[forecast()], &[titled]);
-        let c = only(&c);
-        assert_eq!(c.kind, ChangeKind::ToolTitleChanged);
-        assert!(!c.breaking && c.pattern.is_none(), "{c:?}");
-    }
-    let renamed = diff(
-        &[edited(|t| t["title"] = json!("Forecast"))],
-        &[edited(|t| t["title"] = json!("Weather forecast"))],
-    );
-    assert_eq!(only(&renamed).kind, ChangeKind::ToolTitleChanged);
-}

@@ -8,6 +8,8 @@
 //! - A description change of `lookup`, whose calls all fail at the original too, has no check
 //!   that saw it work: committed as unproven with the reason, and refused with
 //!   `--require-proof`. The same change of `echo` is proven.
+//! - On `fixtures/oracle/error-text`, a failure answered as text without `isError` proves no
+//!   change either.
 
 mod common;
 
@@ -212,4 +214,40 @@ fn the_rules_change_tools_that_answer_offline_so_every_version_is_proven() {
         }
     }
     assert!(unproven.is_empty(), "{}", unproven.join("\n"));
+}
+
+/// `fixtures/oracle/error-text`'s `fetch_page` answers `{"error": "fetch failed"}` offline,
+/// without `isError`. Its description change answers that as it did before, which shows
+/// nothing working: committed unproven, with the failure as the reason (before, the two
+/// failures alike passed as its proof). The same change of `echo` is proven.
+#[test]
+fn a_failure_answered_as_text_proves_no_change() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for (tool, old, proven) in [
+        ("fetch_page", "Fetch a web page and answer its text", false),
+        ("echo", "Answer the text it is given", true),
+    ] {
+        let work = common::oracle_fixture(&rt, "error-text", &dir.path().join(tool));
+        let new = format!("{old}. Read-only");
+        let rounds = rt
+            .block_on(evolve::evolve(
+                &work,
+                &described(tool, old, &new),
+                &options(false),
+                |_| {},
+            ))
+            .unwrap();
+        let reason = rounds[0].reason.clone().unwrap_or_default();
+        assert_eq!(rounds[0].status, RoundStatus::Committed, "{reason}");
+        let ws = Workspace::open(&work).unwrap();
+        let round = version_record::read_round(&ws, rounds[0].version)
+            .unwrap()
+            .unwrap();
+        assert_eq!(round.proof.is_proven(), proven, "{tool}: {:?}", round.proof);
+        if !proven {
+            let why = round.proof.unproven_reason.clone().unwrap_or_default();
+            assert!(why.contains("fetch failed"), "{why}");
+        }
+    }
 }

@@ -8,7 +8,8 @@ mod common;
 use mcpevol::evolve::RoundStatus;
 use mcpevol::mutate::ConstraintKind;
 use mcpevol::operators::Builtin;
-use mcpevol::schema::ChangeKind;
+use mcpevol::schema::{ChangeKind, diff};
+use serde_json::json;
 
 use common::given::{self, hunk, one_round, rules_on_as};
 
@@ -98,4 +99,32 @@ fn a_title_the_listing_never_shows_is_rejected() {
     let (status, reason, _) = one_round(&rt, &work, &backend);
     assert_eq!(status, RoundStatus::Failed, "{reason}");
     assert!(reason.contains("no change"), "{reason}");
+}
+
+#[test]
+fn a_title_added_at_the_top_or_in_the_annotations_is_one_non_breaking_change_of_no_pattern() {
+    let forecast = json!({"name": "forecast", "description": "Get a forecast", "inputSchema": {"type": "object", "properties": {}}});
+    let with = |key: &str, value: serde_json::Value| {
+        let mut t = forecast.clone();
+        t[key] = value;
+        t
+    };
+    for titled in [
+        with("title", json!("Forecast")),
+        with("annotations", json!({"title": "Forecast"})),
+    ] {
+        let changes = diff(std::slice::from_ref(&forecast), &[titled]);
+        assert_eq!(changes.len(), 1, "{changes:?}");
+        assert_eq!(changes[0].kind, ChangeKind::ToolTitleChanged);
+        assert!(
+            !changes[0].breaking && changes[0].pattern.is_none(),
+            "{changes:?}"
+        );
+    }
+    let renamed = diff(
+        &[with("title", json!("Forecast"))],
+        &[with("title", json!("Weather forecast"))],
+    );
+    assert_eq!(renamed.len(), 1, "{renamed:?}");
+    assert_eq!(renamed[0].kind, ChangeKind::ToolTitleChanged);
 }

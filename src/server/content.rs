@@ -13,6 +13,32 @@ pub(super) fn text_parts(result: &Value) -> Vec<String> {
     parts.unwrap_or_default()
 }
 
+/// Keys an error report may hold beside `error`.
+const ERROR_KEYS: &[&str] = &[
+    "error", "message", "code", "status", "details", "ok", "success",
+];
+
+/// Whether a result without `isError` still reports a failure in every one of its text parts:
+/// a JSON object holding `error` (and at most a message, code or status beside it), or text
+/// that opens with `Error:`. Servers that catch an exception and answer
+/// `{"error": "fetch failed"}` ran nothing; two such answers alike show no change working.
+pub(super) fn reports_error(parts: &[String], other: &[String]) -> bool {
+    let failed = |text: &str| {
+        let text = text.trim();
+        if text.starts_with("Error:") {
+            return true;
+        }
+        match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(map)) => {
+                map.get("error").is_some_and(|e| !e.is_null() && e != false)
+                    && map.keys().all(|k| ERROR_KEYS.contains(&k.as_str()))
+            }
+            _ => false,
+        }
+    };
+    other.is_empty() && !parts.is_empty() && parts.iter().all(|p| failed(p))
+}
+
 /// The result's non-text content and `structuredContent`, as `Outcome::other` holds them.
 pub(super) fn other_parts(result: &Value) -> Vec<String> {
     let mut out: Vec<String> = result["content"]
@@ -70,5 +96,40 @@ fn sorted(value: &Value) -> Value {
         }
         Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
         other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parts(texts: &[&str]) -> Vec<String> {
+        texts.iter().map(|t| t.to_string()).collect()
+    }
+
+    #[test]
+    fn an_answer_that_only_reports_an_error_is_told_from_one_that_answers() {
+        assert!(reports_error(&parts(&[r#"{"error":"fetch failed"}"#]), &[]));
+        assert!(reports_error(
+            &parts(&[r#"{"error": {"code": 401}, "ok": false}"#]),
+            &[]
+        ));
+        assert!(reports_error(&parts(&["Error: ENOENT: no such file"]), &[]));
+        // Answers that hold data, say nothing of an error, or hold no text are answers.
+        assert!(!reports_error(
+            &parts(&[r#"{"error": null, "items": []}"#]),
+            &[]
+        ));
+        assert!(!reports_error(
+            &parts(&[r#"{"errors": 0, "passed": 3}"#]),
+            &[]
+        ));
+        assert!(!reports_error(&parts(&["3 errors found in the log"]), &[]));
+        assert!(!reports_error(&parts(&[r#"{"error":"x"}"#, "42"]), &[]));
+        assert!(!reports_error(&[], &[]));
+        assert!(!reports_error(
+            &parts(&["Error: x"]),
+            &["[image]".to_string()]
+        ));
     }
 }

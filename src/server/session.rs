@@ -30,7 +30,8 @@ const STDERR_SETTLE: Duration = Duration::from_millis(150);
 pub enum CallStatus {
     /// A result without `isError`.
     Ok,
-    /// A result with `isError: true`: the tool ran and reported a failure.
+    /// A result with `isError: true`, or whose text only reports a failure
+    /// (`{"error": "..."}`, `Error: ...`): the tool ran and reported a failure.
     ToolError,
     /// A JSON-RPC error response (invalid params, unknown tool in some SDKs).
     RpcError,
@@ -349,7 +350,9 @@ impl Session {
             Ok(Ok(result)) => {
                 let value = serde_json::to_value(result).unwrap_or(Value::Null);
                 let parts = content::text_parts(&value);
-                let status = if value["isError"] == true {
+                let other = content::other_parts(&value);
+                // A failure reported as text is a tool error, flagged or not.
+                let status = if value["isError"] == true || content::reports_error(&parts, &other) {
                     CallStatus::ToolError
                 } else {
                     CallStatus::Ok
@@ -358,7 +361,7 @@ impl Session {
                     status,
                     text: parts.join("\n"),
                     parts,
-                    other: content::other_parts(&value),
+                    other,
                 }
             }
             Ok(Err(rmcp::ServiceError::McpError(e))) => {
