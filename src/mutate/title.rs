@@ -4,6 +4,10 @@
 //! kind, as the real releases were counted; it says nothing of what the tool does, so the
 //! oracle holds the tool to answering as before.
 
+use std::sync::LazyLock;
+
+use regex::Regex;
+
 use super::python::is_python;
 use super::splice::{indent_at, js_string};
 use super::words;
@@ -82,8 +86,9 @@ pub fn entry(
 
 /// Whether a definition's text has a `title` entry of its own (or in its annotations).
 fn has_title(defined: &str) -> bool {
-    let re = regex::Regex::new(r#"(^|[\s{,])["']?title["']?\s*:"#).expect("a valid pattern");
-    re.is_match(defined)
+    static TITLE_KEY: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r#"(^|[\s{,])["']?title["']?\s*:"#).expect("a valid pattern"));
+    TITLE_KEY.is_match(defined)
 }
 
 #[cfg(test)]

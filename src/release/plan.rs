@@ -67,7 +67,7 @@ const fn rk(
 
 /// Every recipe: the operators' own patterns (operators/*.md) and, for the patterns no single
 /// operator makes, two operators on one tool (P9 = a constraint and a parameter description,
-/// P12, P15; P6 also as a new option and a tool description that tells of it, where O8's
+/// P12, P15; P6 also as a new option and a new tool description on one tool, where O8's
 /// refactoring does not fit), or pairs whose atoms no pattern covers alone (a description and a constraint:
 /// P1 + P8, as real releases show them).
 pub const RECIPES: &[Recipe] = &[

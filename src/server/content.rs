@@ -19,7 +19,8 @@ const ERROR_KEYS: &[&str] = &[
 ];
 
 /// Whether a result without `isError` still reports a failure in every one of its text parts:
-/// a JSON object holding `error` (and at most a message, code or status beside it), or text
+/// a JSON object holding `error` (and beside it at most a message, code, status, details, or
+/// an `ok`/`success` flag), or text
 /// that opens with `Error:`. Servers that catch an exception and answer
 /// `{"error": "fetch failed"}` ran nothing; two such answers alike show no change working.
 pub(super) fn reports_error(parts: &[String], other: &[String]) -> bool {

@@ -28,7 +28,7 @@ const STDERR_SETTLE: Duration = Duration::from_millis(150);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum CallStatus {
-    /// A result without `isError`.
+    /// A result without `isError` whose text does not only report a failure.
     Ok,
     /// A result with `isError: true`, or whose text only reports a failure
     /// (`{"error": "..."}`, `Error: ...`): the tool ran and reported a failure.
