@@ -222,16 +222,17 @@ fn a_second_evolve_on_a_workspace_being_evolved_is_refused_naming_the_first() {
     assert!(run(evolve_command(&work, 1)).status.success());
 }
 
-#[test]
-fn what_a_server_started_outlives_a_killed_mcpevol_only_until_the_next_run() {
-    let dir = tempfile::tempdir().unwrap();
-    let package = dir.path().join("hang");
+/// Starts `mcpevol tools` on a copy of the hang fixture (a server with two grandchildren, one
+/// detached), with `without` as the sandbox layers left off; kills mcpevol with SIGKILL once all
+/// three run; returns the marker they carry and the private temp folder of the run.
+fn kill_mcpevol_under_a_hung_server(dir: &Path, without: &str) -> (String, std::path::PathBuf) {
+    let package = dir.join("hang");
     std::fs::create_dir_all(package.join(".mcpevol")).unwrap();
     for file in ["index.js", "package.json"] {
         let from = common::repo().join("fixtures/bad/hang").join(file);
         std::fs::copy(from, package.join(file)).unwrap();
     }
-    let marker = format!("grandchild-{}", std::process::id());
+    let marker = format!("grandchild-{}-{without}", std::process::id());
     std::fs::write(
         package.join(".mcpevol/server.toml"),
         format!("command = \"node\"\nargs = [\"index.js\"]\n[env]\n{MARK_VAR} = \"{marker}\"\n"),
@@ -240,10 +241,11 @@ fn what_a_server_started_outlives_a_killed_mcpevol_only_until_the_next_run() {
     // Scratch folders live in mcpevol's temp folder, and every run cleans up the leftovers of
     // killed runs found there: a private one keeps the other tests' runs from cleaning up
     // this one's before the assertion.
-    let private_tmp = dir.path().join("tmp");
+    let private_tmp = dir.join("tmp");
     std::fs::create_dir_all(&private_tmp).unwrap();
     let mut child = Command::new(common::bin())
         .env("TMPDIR", &private_tmp)
+        .env(mcpevol::server::sandbox::WITHOUT_VAR, without)
         .args(["tools", package.to_str().unwrap(), "--timeout", "60"])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -260,12 +262,33 @@ fn what_a_server_started_outlives_a_killed_mcpevol_only_until_the_next_run() {
     }
     child.kill().unwrap();
     child.wait().unwrap();
-    // The server dies with mcpevol; what it started cannot be reached that way.
+    (marker, private_tmp)
+}
+
+/// How many processes carry `marker` once they have had 5 s to die.
+fn left_after_settling(marker: &str, expected: usize) -> usize {
     let settled = Instant::now() + Duration::from_secs(5);
-    while common::marked_processes(MARK_VAR, &marker).len() > 2 && Instant::now() < settled {
+    while common::marked_processes(MARK_VAR, marker).len() > expected && Instant::now() < settled {
         std::thread::sleep(Duration::from_millis(50));
     }
-    assert_eq!(common::marked_processes(MARK_VAR, &marker).len(), 2);
+    common::marked_processes(MARK_VAR, marker).len()
+}
+
+#[test]
+fn what_a_server_started_dies_with_a_killed_mcpevol_even_a_detached_grandchild() {
+    let dir = tempfile::tempdir().unwrap();
+    let (marker, _) = kill_mcpevol_under_a_hung_server(dir.path(), "");
+    // The relay dies with mcpevol, the PID namespace's init with the relay, and every process
+    // inside with the init.
+    assert_eq!(left_after_settling(&marker, 0), 0);
+}
+
+#[test]
+fn without_the_pid_namespace_a_detached_grandchild_outlives_a_killed_mcpevol_until_the_next_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let (marker, private_tmp) = kill_mcpevol_under_a_hung_server(dir.path(), "pid");
+    // The server dies with mcpevol; what it started cannot be reached that way.
+    assert_eq!(left_after_settling(&marker, 2), 2);
     let next = Command::new(common::bin())
         .env("TMPDIR", &private_tmp)
         .args([

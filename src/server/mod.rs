@@ -2,12 +2,16 @@
 
 pub mod browser;
 mod content;
+mod init;
+mod landlock;
 pub mod launch;
 mod namespace;
 pub mod process;
 mod python_hint;
+pub mod reads;
 pub mod samples;
 pub mod sandbox;
+mod seccomp;
 pub mod session;
 mod stdout;
 

@@ -1,6 +1,9 @@
 //! Linux namespaces for a server that runs generated code: a network namespace of its own (a
-//! loopback and nothing else, so no host, not even ours on 127.0.0.1, is reachable) and a mount
-//! namespace in which the whole file system is read-only except its scratch folder.
+//! loopback and nothing else, so no host, not even ours on 127.0.0.1, is reachable), a mount
+//! namespace in which the whole file system is read-only except its scratch folder, and a PID
+//! namespace whose small init ([`super::init`]) outlives every process the server starts. Then,
+//! just before exec, the confinement of what it may open ([`super::landlock`]) and the system
+//! calls it may make ([`super::seccomp`]).
 //!
 //! The namespaces are entered between fork and exec, by the child, through a user namespace so
 //! that no privilege is needed (and so that root, too, runs the server without capabilities:
@@ -12,6 +15,11 @@ use std::ffi::CString;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
+
+use seccompiler::BpfProgram;
+
+use super::init;
+use super::landlock;
 
 /// `MOUNT_ATTR_RDONLY` of `mount_setattr(2)` (not in the libc crate).
 const MOUNT_ATTR_RDONLY: u64 = 0x1;
@@ -40,10 +48,15 @@ pub enum Step {
     Loopback,
     WorkingFolder,
     NoNewPrivileges,
+    PidNamespace,
+    Init,
+    Proc,
+    Landlock,
+    Seccomp,
 }
 
 impl Step {
-    const ALL: [Step; 9] = [
+    const ALL: [Step; 14] = [
         Step::Unshare,
         Step::IdMaps,
         Step::PrivateMounts,
@@ -53,13 +66,18 @@ impl Step {
         Step::Loopback,
         Step::WorkingFolder,
         Step::NoNewPrivileges,
+        Step::PidNamespace,
+        Step::Init,
+        Step::Proc,
+        Step::Landlock,
+        Step::Seccomp,
     ];
 
     fn from_code(code: u32) -> Option<Step> {
         Step::ALL.into_iter().find(|s| *s as u32 == code)
     }
 
-    fn describe(self) -> &'static str {
+    pub fn describe(self) -> &'static str {
         match self {
             Step::Unshare => "creating user, mount and network namespaces (unshare)",
             Step::IdMaps => "mapping the user and group ids into the user namespace",
@@ -70,8 +88,86 @@ impl Step {
             Step::Loopback => "bringing up the loopback interface",
             Step::WorkingFolder => "entering the working folder",
             Step::NoNewPrivileges => "setting no_new_privs",
+            Step::PidNamespace => "creating a PID namespace (unshare)",
+            Step::Init => "starting the PID namespace's init (fork)",
+            Step::Proc => "mounting the PID namespace's /proc",
+            Step::Landlock => "confining file access (Landlock)",
+            Step::Seccomp => "installing the seccomp filter",
         }
     }
+
+    /// The layer a refused step belongs to, where the sandbox can do without it.
+    pub fn layer(self) -> Option<Layer> {
+        match self {
+            Step::PidNamespace | Step::Init | Step::Proc => Some(Layer::Pid),
+            Step::Landlock => Some(Layer::Landlock),
+            Step::Seccomp => Some(Layer::Seccomp),
+            _ => None,
+        }
+    }
+}
+
+/// The guards beyond the namespaces, each of which a machine may lack.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Layer {
+    /// A PID namespace with its own init and `/proc`.
+    Pid,
+    /// Landlock: what the server may open.
+    Landlock,
+    /// The seccomp filter.
+    Seccomp,
+}
+
+impl Layer {
+    pub const ALL: [Layer; 3] = [Layer::Pid, Layer::Landlock, Layer::Seccomp];
+
+    /// Its name in `MCPEVOL_SANDBOX_WITHOUT` and in warnings.
+    pub fn name(self) -> &'static str {
+        match self {
+            Layer::Pid => "pid",
+            Layer::Landlock => "landlock",
+            Layer::Seccomp => "seccomp",
+        }
+    }
+
+    /// What goes unguarded without it.
+    pub fn unguarded(self) -> &'static str {
+        match self {
+            Layer::Pid => {
+                "a process the server starts may outlive it, and it sees every process of the machine in /proc"
+            }
+            Layer::Landlock => {
+                "the server can read every file you can (your home, other workspaces, credentials)"
+            }
+            Layer::Seccomp => "the server may call ptrace, the kernel keyring and the like",
+        }
+    }
+}
+
+impl Guards {
+    /// The guards of `layers` (the PID namespace only within the namespaces), with the
+    /// Landlock ruleset built for the server.
+    pub fn of(namespaces: bool, layers: &[Layer], landlock: Option<landlock::Prepared>) -> Guards {
+        Guards {
+            namespaces,
+            pid: namespaces && layers.contains(&Layer::Pid),
+            landlock,
+            seccomp: layers
+                .contains(&Layer::Seccomp)
+                .then(super::seccomp::filter)
+                .flatten(),
+        }
+    }
+}
+
+/// The layers a plan enters, with what each needs prepared.
+#[derive(Default)]
+pub struct Guards {
+    /// The user, mount and network namespaces (and the read-only file system).
+    pub namespaces: bool,
+    pub pid: bool,
+    pub landlock: Option<landlock::Prepared>,
+    pub seccomp: Option<&'static BpfProgram>,
 }
 
 /// Everything the child needs, prepared in the parent.
@@ -80,12 +176,14 @@ pub struct IsolationPlan {
     cwd: CString,
     uid_map: Vec<u8>,
     gid_map: Vec<u8>,
+    guards: Guards,
+    own: init::OwnStrings,
 }
 
 impl IsolationPlan {
     /// A plan in which only the `writable` folders (and what is below them) can be written,
-    /// run in `cwd`.
-    pub fn new(writable: &[&Path], cwd: &Path) -> io::Result<IsolationPlan> {
+    /// run in `cwd`, with `guards` on top.
+    pub fn new(writable: &[&Path], cwd: &Path, guards: Guards) -> io::Result<IsolationPlan> {
         let c = |p: &Path| {
             CString::new(p.as_os_str().as_bytes()).map_err(|e| io::Error::other(e.to_string()))
         };
@@ -104,6 +202,8 @@ impl IsolationPlan {
             cwd: c(cwd)?,
             uid_map: map(uid),
             gid_map: map(gid),
+            guards,
+            own: init::OwnStrings::read(),
         })
     }
 
@@ -117,8 +217,33 @@ impl IsolationPlan {
         let check = |rc: libc::c_long, step: Step| if rc < 0 { Err(fail(step)) } else { Ok(()) };
         // SAFETY: raw syscalls on buffers owned by `self`, which outlives them.
         unsafe {
+            if self.guards.namespaces {
+                self.enter_namespaces()?;
+            }
+            check(libc::chdir(self.cwd.as_ptr()) as _, Step::WorkingFolder)?;
+            let nnp = libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+            check(nnp as _, Step::NoNewPrivileges)?;
+            if let Some(ruleset) = &self.guards.landlock {
+                ruleset.enforce().map_err(|errno| (Step::Landlock, errno))?;
+            }
+            if let Some(filter) = self.guards.seccomp {
+                super::seccomp::install(filter).map_err(|errno| (Step::Seccomp, errno))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The namespaces, the read-only file system and, with `pid`, the PID namespace's init
+    /// (after which this runs in the process that execs the server).
+    unsafe fn enter_namespaces(&self) -> Result<(), (Step, i32)> {
+        let fail = |step: Step| (step, io::Error::last_os_error().raw_os_error().unwrap_or(0));
+        let check = |rc: libc::c_long, step: Step| if rc < 0 { Err(fail(step)) } else { Ok(()) };
+        // SAFETY: raw syscalls on buffers owned by `self`, which outlives them.
+        unsafe {
             let flags = libc::CLONE_NEWUSER | libc::CLONE_NEWNS | libc::CLONE_NEWNET;
-            check(libc::unshare(flags) as _, Step::Unshare)?;
+            let pid = if self.guards.pid { libc::CLONE_NEWPID } else { 0 };
+            let step = if self.guards.pid { Step::PidNamespace } else { Step::Unshare };
+            check(libc::unshare(flags | pid) as _, step)?;
             write_file(c"/proc/self/setgroups", b"deny\n").map_err(|_| fail(Step::IdMaps))?;
             write_file(c"/proc/self/uid_map", &self.uid_map).map_err(|_| fail(Step::IdMaps))?;
             write_file(c"/proc/self/gid_map", &self.gid_map).map_err(|_| fail(Step::IdMaps))?;
@@ -148,9 +273,13 @@ impl IsolationPlan {
                 check(set_read_only(dir, false), Step::WritableScratch)?;
             }
             loopback_up().map_err(|_| fail(Step::Loopback))?;
-            check(libc::chdir(self.cwd.as_ptr()) as _, Step::WorkingFolder)?;
-            let nnp = libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-            check(nnp as _, Step::NoNewPrivileges)?;
+            if self.guards.pid {
+                // From here on, this runs in the process that execs the server (pid 2 inside).
+                init::start(true, self.own).map_err(|(failed, errno)| match failed {
+                    init::Failed::Fork => (Step::Init, errno),
+                    init::Failed::Proc => (Step::Proc, errno),
+                })?;
+            }
         }
         Ok(())
     }
@@ -233,11 +362,33 @@ pub enum Refused {
     Step { step: Step, error: io::Error },
 }
 
-/// Whether this machine lets a process enter the namespaces: a forked child tries, on a
-/// scratch folder of its own, and reports the first step refused.
-pub fn probe() -> Result<(), Refused> {
+/// Whether this machine lets a process enter the namespaces with the `layers` on top: a forked
+/// child tries, on a scratch folder of its own, and reports the first step refused.
+pub fn probe(namespaces: bool, layers: &[Layer]) -> Result<(), Refused> {
     let scratch = tempfile::tempdir().map_err(Refused::Scratch)?;
-    let plan = IsolationPlan::new(&[scratch.path()], scratch.path()).map_err(Refused::Prepare)?;
+    let landlock = if layers.contains(&Layer::Landlock) {
+        let grants = [super::reads::Grant {
+            path: scratch.path().to_path_buf(),
+            access: super::reads::Access::Full,
+        }];
+        let prepared = landlock::Prepared::build(&grants)
+            .map_err(|e| Refused::Prepare(io::Error::other(e)))?;
+        Some(prepared.ok_or(Refused::Step {
+            step: Step::Landlock,
+            error: io::Error::from_raw_os_error(libc::EOPNOTSUPP),
+        })?)
+    } else {
+        None
+    };
+    if layers.contains(&Layer::Seccomp) && super::seccomp::filter().is_none() {
+        return Err(Refused::Step {
+            step: Step::Seccomp,
+            error: io::Error::from_raw_os_error(libc::EOPNOTSUPP),
+        });
+    }
+    let guards = Guards::of(namespaces, layers, landlock);
+    let plan = IsolationPlan::new(&[scratch.path()], scratch.path(), guards)
+        .map_err(Refused::Prepare)?;
     let (read, write) = nix::unistd::pipe().map_err(Refused::Pipe)?;
     // SAFETY: the child runs only `enter` (syscalls), one write and _exit.
     match unsafe { nix::unistd::fork() }.map_err(Refused::Fork)? {

@@ -16,7 +16,7 @@ use tokio::task::AbortHandle;
 
 use super::launch::LaunchConfig;
 use super::namespace::IsolationPlan;
-use super::sandbox::{self, Scratch};
+use super::sandbox::Scratch;
 use super::stdout::{self, Evidence};
 
 /// How much of the server's stderr we keep for error messages: the tail is what explains a crash.
@@ -104,18 +104,23 @@ impl ServerProcess {
         rewrite: Rewrite,
     ) -> std::io::Result<(Self, Pipes)> {
         let scratch = Scratch::new(root)?;
-        let env = config
+        let env: std::collections::BTreeMap<String, String> = config
             .env
             .iter()
             .map(|(k, v)| (k.clone(), scratch.fill(v)))
             .collect();
-        let plan = if sandbox::isolating() {
-            let writable = scratch.writable();
-            let writable: Vec<&Path> = writable.iter().map(PathBuf::as_path).collect();
-            Some(IsolationPlan::new(&writable, scratch.cwd())?)
-        } else {
-            None
-        };
+        let settings = config
+            .args
+            .iter()
+            .map(|a| scratch.fill(a))
+            .chain(extra_args.iter().cloned())
+            .chain(env.values().cloned())
+            .collect();
+        let path = env
+            .get("PATH")
+            .map(std::ffi::OsString::from)
+            .or_else(|| std::env::var_os("PATH"));
+        let plan = scratch.isolation(&config.command, settings, path)?;
         let mut cmd = command(config, &scratch, extra_args, &env, plan);
         let mut child = cmd.spawn()?;
         let pid = child

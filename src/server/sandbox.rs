@@ -17,7 +17,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use walkdir::WalkDir;
 
-use super::namespace;
+use super::landlock;
+use super::namespace::{self, Guards, IsolationPlan, Layer};
+use super::reads;
 
 /// Variables a server may see from our environment; everything else (API keys, tokens) is
 /// withheld. HOME and TMPDIR are not among them: the server gets scratch ones.
@@ -34,11 +36,90 @@ const BYTECODE: &str = "__pycache__";
 /// Scratch folders are named `mcpevol-server-<our pid>-<random>` in the temp folder.
 const SCRATCH_PREFIX: &str = "mcpevol-server-";
 
-/// Whether servers are isolated (namespaces): on unless the user opts out.
+/// Whether servers are isolated (namespaces and the guards on top): on unless the user opts out.
 static ISOLATE: AtomicBool = AtomicBool::new(true);
 
-/// Whether the machine can isolate, probed once per process.
-static AVAILABLE: OnceLock<Result<(), namespace::Refused>> = OnceLock::new();
+/// What the machine can do, probed once per process.
+static PROBED: OnceLock<Probed> = OnceLock::new();
+
+/// Names layers to leave off (`landlock,pid,seccomp`): for the checks that show each guard is
+/// what stops an attack (RELIABILITY.md) and for measuring what each costs; never for real use.
+/// Every layer left off is named in the warning.
+pub const WITHOUT_VAR: &str = "MCPEVOL_SANDBOX_WITHOUT";
+
+/// What this machine lets a server be confined by.
+struct Probed {
+    /// The namespaces (network, mounts, user), or why not.
+    namespaces: Result<(), namespace::Refused>,
+    /// The layers on top that work here.
+    layers: Vec<Layer>,
+    /// The layers that do not, and why.
+    missing: Vec<(Layer, String)>,
+}
+
+fn probe() -> Probed {
+    let without: Vec<String> = std::env::var(WITHOUT_VAR)
+        .unwrap_or_default()
+        .split(',')
+        .map(|w| w.trim().to_ascii_lowercase())
+        .collect();
+    let (mut layers, mut missing) = (Vec::new(), Vec::new());
+    for layer in Layer::ALL {
+        if without.iter().any(|w| w == layer.name()) {
+            missing.push((layer, format!("left off by {WITHOUT_VAR}")));
+        } else {
+            layers.push(layer);
+        }
+    }
+    let namespaces = match settle(true, &mut layers, &mut missing) {
+        Ok(()) => Ok(()),
+        Err(refused) => {
+            // Landlock and seccomp may still work without namespaces; the PID namespace needs
+            // the user namespace.
+            if let Some(i) = layers.iter().position(|l| *l == Layer::Pid) {
+                layers.remove(i);
+                missing.push((Layer::Pid, "it needs the namespaces".into()));
+            }
+            if let Err(why) = settle(false, &mut layers, &mut missing) {
+                for layer in layers.drain(..) {
+                    missing.push((layer, why.to_string()));
+                }
+            }
+            Err(refused)
+        }
+    };
+    Probed {
+        namespaces,
+        layers,
+        missing,
+    }
+}
+
+/// Probes with `layers`, leaving off each layer whose own step the machine refuses, until the
+/// rest works or a step no layer owns is refused.
+fn settle(
+    namespaces: bool,
+    layers: &mut Vec<Layer>,
+    missing: &mut Vec<(Layer, String)>,
+) -> Result<(), namespace::Refused> {
+    loop {
+        match namespace::probe(namespaces, layers) {
+            Ok(()) => return Ok(()),
+            Err(namespace::Refused::Step { step, error })
+                if step.layer().is_some_and(|l| layers.contains(&l)) =>
+            {
+                let layer = step.layer().expect("matched above");
+                layers.retain(|l| *l != layer);
+                missing.push((layer, format!("{} failed: {error}", step.describe())));
+            }
+            Err(refused) => return Err(refused),
+        }
+    }
+}
+
+fn probed() -> &'static Probed {
+    PROBED.get_or_init(probe)
+}
 
 /// `--sandbox on|off`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -48,25 +129,47 @@ pub enum Isolation {
 }
 
 /// Sets isolation for every server this process starts from now on; with `On`, returns a
-/// warning when the machine cannot provide it (the servers then run without it).
+/// warning naming what the machine cannot enforce (the servers then run without it).
 pub fn set_isolation(isolation: Isolation) -> Option<String> {
     ISOLATE.store(isolation == Isolation::On, Ordering::SeqCst);
-    match (isolation, available()) {
-        (Isolation::On, Err(why)) => Some(format!(
-            "this machine cannot isolate servers ({why}); they run with the network and can write wherever you can. Their environment is still scrubbed and they still run from a scratch copy of their package. `--sandbox off` silences this warning"
-        )),
-        _ => None,
+    if isolation == Isolation::Off {
+        return None;
+    }
+    let probed = probed();
+    let mut parts = Vec::new();
+    if let Err(why) = &probed.namespaces {
+        parts.push(format!(
+            "this machine cannot isolate servers ({why}); they run with the network and can write wherever you can. Their environment is still scrubbed and they still run from a scratch copy of their package"
+        ));
+    }
+    for (layer, why) in &probed.missing {
+        parts.push(format!(
+            "the sandbox runs without {} ({why}): {}",
+            layer.name(),
+            layer.unguarded()
+        ));
+    }
+    (!parts.is_empty()).then(|| parts.join("; ") + ". `--sandbox off` silences this warning")
+}
+
+
+/// Whether this machine lets a process enter the namespaces, and why not.
+pub fn available() -> Result<(), &'static namespace::Refused> {
+    probed().namespaces.as_ref().map(|_| ())
+}
+
+/// The guards on top of the namespaces that servers started now get.
+pub fn layers() -> &'static [Layer] {
+    if ISOLATE.load(Ordering::SeqCst) {
+        &probed().layers
+    } else {
+        &[]
     }
 }
 
 /// Whether servers started now run in their own namespaces.
-pub fn isolating() -> bool {
+fn isolating() -> bool {
     ISOLATE.load(Ordering::SeqCst) && available().is_ok()
-}
-
-/// Whether this machine lets a process enter the namespaces, and why not.
-pub fn available() -> Result<(), &'static namespace::Refused> {
-    AVAILABLE.get_or_init(namespace::probe).as_ref().map(|_| ())
 }
 
 /// Cleans up after mcpevol processes that were killed (`kill -9`) while servers ran: their
@@ -169,6 +272,40 @@ impl Scratch {
         let mut dirs = vec![self.cwd.clone(), self.data.clone()];
         dirs.extend(["home", "tmp"].map(|d| self.dir.path().join(d)));
         dirs
+    }
+
+    /// How a server started from this folder is confined: the namespaces and the layers the
+    /// machine has (see [`set_isolation`]); `None` with `--sandbox off`, or where the machine
+    /// has none of them. `program`, `settings` (the launch's arguments and variable values,
+    /// filled in) and `path` (the server's PATH) say which runtime and files it may read.
+    pub fn isolation(
+        &self,
+        program: &str,
+        settings: Vec<String>,
+        path: Option<OsString>,
+    ) -> std::io::Result<Option<IsolationPlan>> {
+        let layers = layers();
+        let namespaces = isolating();
+        if !namespaces && layers.is_empty() {
+            return Ok(None);
+        }
+        let writable = self.writable();
+        let landlock = if layers.contains(&Layer::Landlock) {
+            let layout = reads::Layout {
+                scratch: self.dir.path(),
+                writable: &writable,
+                cwd: &self.cwd,
+                program,
+                settings,
+                path,
+            };
+            landlock::Prepared::build(&reads::grants(&layout)).map_err(std::io::Error::other)?
+        } else {
+            None
+        };
+        let guards = Guards::of(namespaces, layers, landlock);
+        let writable: Vec<&Path> = writable.iter().map(PathBuf::as_path).collect();
+        IsolationPlan::new(&writable, &self.cwd, guards).map(Some)
     }
 
     /// Kills what the server started that left its process group (puppeteer launches its

@@ -23,6 +23,8 @@ use super::process::ServerProcess;
 const STDERR_LINES_QUOTED: usize = 20;
 /// Time for a crashed server's last stderr to arrive before we quote it.
 const STDERR_SETTLE: Duration = Duration::from_millis(150);
+/// How long a server whose pipes closed during the handshake is given to be seen exiting.
+const EXIT_SETTLE: Duration = Duration::from_secs(1);
 
 /// How one tool call ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -251,7 +253,13 @@ impl Session {
                         called: AtomicBool::new(false),
                     }),
                     Err(e) => {
-                        Err(fail(process, &server, &format!("failed the MCP handshake ({e})")).await)
+                        // A server that exits closes its pipes as it goes (its PID namespace's
+                        // init ends with it): an exit that follows at once is the cause.
+                        let what = match tokio::time::timeout(EXIT_SETTLE, &mut exited).await {
+                            Ok(_) => "exited before the MCP handshake".to_string(),
+                            Err(_) => format!("failed the MCP handshake ({e})"),
+                        };
+                        Err(fail(process, &server, &what).await)
                     }
                 },
                 _ = tokio::time::sleep_until(next.min(deadline)) => {
