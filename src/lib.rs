@@ -10,7 +10,8 @@
 //!   [`contract`] holds it to the operator's contract, [`describe_check`] judges what it did to
 //!   the descriptions, and [`validate`] (the oracle) proves its behaviour against the previous
 //!   version;
-//! - [`version_record`] writes what the round did and [`workspace`] commits it as a tagged version.
+//! - [`version_record`] writes what the round did and [`workspace`] commits it as a tagged version;
+//!   [`redact`] keeps credential-looking strings a server said out of prompts and records.
 //!
 //! [`evolve`] runs rounds of that pipeline; [`init`] makes the first version. Around them:
 //! [`history`] reads the versions' records back and [`report`] shows them (log, diff, pages);
@@ -37,6 +38,7 @@ pub mod llm;
 pub mod mutate;
 pub mod operators;
 pub mod prompt;
+pub mod redact;
 pub mod release;
 pub mod report;
 pub mod schema;

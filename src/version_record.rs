@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::hunks::Hunk;
 use crate::mutate::Proposal;
 use crate::operators::OperatorId;
+use crate::redact;
 use crate::schema::{Pattern, SchemaChange};
 use crate::server::LiveTools;
 use crate::validate::{Proof, Tally, TestResult, Verdict};
@@ -64,6 +65,10 @@ pub struct RoundRecord {
     /// What a release-shaped version was drawn for (`--shape release`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub release: Option<crate::release::ReleaseRecord>,
+    /// Credential-looking strings the server said that were kept out of the round's prompts
+    /// and of these records.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub redacted: Vec<crate::redact::Redacted>,
 }
 
 /// One change of a version: one operator applied to its tools, with the edits that did it
@@ -225,6 +230,7 @@ impl RoundRecord {
             failed_rounds: Vec::new(),
             proof: Proof::proven(),
             release: None,
+            redacted: Vec::new(),
         }
     }
 
@@ -405,7 +411,15 @@ pub fn write(
         path: ".mcpevol".into(),
         source,
     })?;
-    for (path, text) in [(ROUND_PATH, to_json(round)), (TOOLS_PATH, to_json(tools))] {
+    // What the server said goes into both files: credential-looking strings are replaced (a
+    // replacement holds no character JSON escapes), and the round says how many.
+    let (tools, in_tools) = redact::redact_owned(to_json(tools));
+    let (_, in_round) = redact::redact(&to_json(round));
+    let mut round = round.clone();
+    redact::tally(&mut round.redacted, redact::Place::Records, &in_tools);
+    redact::tally(&mut round.redacted, redact::Place::Records, &in_round);
+    let (round, _) = redact::redact_owned(to_json(&round));
+    for (path, text) in [(ROUND_PATH, round), (TOOLS_PATH, tools)] {
         std::fs::write(root.join(path), text).map_err(|source| RecordError::Write {
             path: path.into(),
             source,

@@ -374,6 +374,7 @@ impl Round<'_> {
             failed_rounds: Vec::new(),
             proof: Proof::all(changes_proofs),
             release: provenance.release,
+            redacted: provenance.redacted,
         };
         Made {
             record,

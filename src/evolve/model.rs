@@ -72,6 +72,7 @@ impl Model {
         Provenance {
             model: Some(self.name.clone()),
             usage: Some(self.talk.usage()),
+            redacted: self.talk.take_redacted(),
             exchanges: self.talk.take_exchanges(),
             inapplicable: std::collections::BTreeMap::new(),
             release,

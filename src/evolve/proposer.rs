@@ -108,6 +108,8 @@ pub struct Provenance {
     pub inapplicable: BTreeMap<OperatorId, String>,
     /// What a release was drawn for (`--shape release`).
     pub release: Option<crate::release::ReleaseRecord>,
+    /// Credential-looking strings kept out of the round's prompts.
+    pub redacted: Vec<crate::redact::Redacted>,
 }
 
 /// A source of changes: the rules, a model, a replay, a given proposal, or your own.

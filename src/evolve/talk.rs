@@ -7,11 +7,13 @@ use std::sync::Arc;
 use super::AttemptError;
 use crate::llm::{Chat, ChatMessage, Exchange, Usage};
 use crate::prompt::{self, Prompts};
+use crate::redact::{self, Place, Redacted};
 
 /// The conversation with the model: every exchange of the round, in order.
 pub(super) struct Talk {
     chat: Arc<dyn Chat>,
     exchanges: Vec<Exchange>,
+    redacted: Vec<Redacted>,
 }
 
 impl Talk {
@@ -19,6 +21,7 @@ impl Talk {
         Talk {
             chat,
             exchanges: Vec::new(),
+            redacted: Vec::new(),
         }
     }
 
@@ -27,8 +30,26 @@ impl Talk {
         std::mem::take(&mut self.exchanges)
     }
 
+    /// What was kept out of the prompts so far, taken for the record.
+    pub(super) fn take_redacted(&mut self) -> Vec<Redacted> {
+        std::mem::take(&mut self.redacted)
+    }
+
+    /// Sends `messages` (every credential-looking string replaced: they hold what the server
+    /// said, and its source) and returns the reply.
     pub(super) async fn ask(&mut self, messages: &[ChatMessage]) -> Result<String, AttemptError> {
-        let exchange = self.chat.chat(messages).await?;
+        let messages: Vec<ChatMessage> = messages
+            .iter()
+            .map(|m| {
+                let (content, found) = redact::redact(&m.content);
+                redact::tally(&mut self.redacted, Place::Prompt, &found);
+                ChatMessage {
+                    role: m.role.clone(),
+                    content: content.into_owned(),
+                }
+            })
+            .collect();
+        let exchange = self.chat.chat(&messages).await?;
         let reply = exchange.reply.clone();
         self.exchanges.push(exchange);
         Ok(reply)
