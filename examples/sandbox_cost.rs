@@ -50,7 +50,11 @@ fn main() {
                 .env(WITHOUT_VAR, without)
                 .output()
                 .expect("the child runs");
-            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
             let text = String::from_utf8_lossy(&out.stdout);
             for (p, line) in text.lines().enumerate() {
                 times[p][s].push(line.parse::<f64>().expect("milliseconds"));
@@ -58,14 +62,20 @@ fn main() {
         }
     }
     println!("{rounds} rounds, medians of start + tools/list, in ms (ratio to off)");
-    println!("{:<45} {:>14} {:>14} {:>14}", "package", "off", "namespaces", "full");
+    println!(
+        "{:<45} {:>14} {:>14} {:>14}",
+        "package", "off", "namespaces", "full"
+    );
     for (p, package) in packages.iter().enumerate() {
         let medians: Vec<f64> = times[p].iter_mut().map(|t| median(t)).collect();
         let cells: Vec<String> = medians
             .iter()
             .map(|m| format!("{m:.0} ({:.2})", m / medians[0]))
             .collect();
-        println!("{:<45} {:>14} {:>14} {:>14}", package, cells[0], cells[1], cells[2]);
+        println!(
+            "{:<45} {:>14} {:>14} {:>14}",
+            package, cells[0], cells[1], cells[2]
+        );
     }
 }
 

@@ -56,6 +56,40 @@ pub fn versions(ws: &Workspace) -> Result<Vec<(Version, RoundRecord)>, RecordErr
     Ok(out)
 }
 
+/// A version's comparisons judged again from its evidence (the note beside its commit).
+#[derive(Debug, Clone, Serialize)]
+pub struct Rejudged {
+    pub version: String,
+    /// Comparisons the evidence holds.
+    pub comparisons: usize,
+    /// Those whose verdict judged again is not the recorded one: the check's index in the
+    /// version's `tests`, the recorded verdict and the one now.
+    pub disagreements: Vec<(usize, crate::validate::Verdict, crate::validate::Verdict)>,
+}
+
+/// Every version's comparisons judged again from its evidence; versions without evidence
+/// (`v0`, versions made before evidence was kept) are left out.
+pub fn rejudge(ws: &Workspace) -> Result<Vec<Rejudged>, RecordError> {
+    let mut out = Vec::new();
+    for (v, record) in versions(ws)? {
+        let Some(text) = ws.note(&v.commit)? else {
+            continue;
+        };
+        let evidence: crate::validate::evidence::Evidence =
+            serde_json::from_str(&text).map_err(|e| RecordError::Malformed {
+                path: crate::workspace::NOTES_REF.into(),
+                rev: v.tag.to_string(),
+                why: e.to_string(),
+            })?;
+        out.push(Rejudged {
+            version: v.tag.to_string(),
+            comparisons: evidence.comparisons.len(),
+            disagreements: evidence.disagreements(&record.tests),
+        });
+    }
+    Ok(out)
+}
+
 /// Tokens of rounds together (each round's, where it used a model), or None when no round
 /// used a model.
 pub fn total_usage(rounds: impl IntoIterator<Item = Option<Usage>>) -> Option<Usage> {

@@ -27,7 +27,8 @@ enum Command {
     /// Create a workspace from an npm package (name@version), a PyPI release (pypi:NAME==VERSION)
     /// or a package folder, as version v0.
     Init(cli::init::InitArgs),
-    /// Run N rounds of evolution on a workspace; each validated round is committed as vK.
+    /// Run N rounds of evolution on a workspace; each version that passes its checks is committed
+    /// as vK, proven or unproven (`--require-proof` commits proven versions only).
     Evolve(cli::evolve::EvolveCommandArgs),
     /// The versions of a workspace, oldest first.
     Log(cli::log::LogArgs),

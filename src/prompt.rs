@@ -428,6 +428,13 @@ fn gloss(kind: &str) -> &'static str {
         "param-type-changed" => "a parameter's type differs",
         "param-default-changed" => "the value a parameter takes when it is not sent differs",
         "tool-title-changed" => "the title a client shows for a tool differs",
+        "tool-annotations-changed" => {
+            "a tool's behaviour hints (readOnlyHint, destructiveHint...) differ"
+        }
+        "tool-output-schema-changed" => "the schema of a tool's structured result differs",
+        "tool-meta-changed" => "a tool's _meta differs",
+        "tool-definition-changed" => "another field of a tool's definition differs",
+        "tool-listed-twice" => "a tool is listed more than once",
         _ => "a schema change",
     }
 }

@@ -79,13 +79,25 @@ static FORMATS: LazyLock<Vec<(Kind, Regex)>> = LazyLock::new(|| {
             r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?s:.{0,8192}?)(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\z)",
         ),
         (Kind::AnthropicKey, r"\bsk-ant-[A-Za-z0-9_\-]{20,}"),
-        (Kind::OpenaiKey, r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
-        (Kind::AwsAccessKey, r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"),
-        (Kind::GithubToken, r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})"),
+        (
+            Kind::OpenaiKey,
+            r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}",
+        ),
+        (
+            Kind::AwsAccessKey,
+            r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b",
+        ),
+        (
+            Kind::GithubToken,
+            r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})",
+        ),
         (Kind::GitlabToken, r"\bglpat-[A-Za-z0-9_\-]{20,}"),
         (Kind::SlackToken, r"\bxox[abposr]-[A-Za-z0-9\-]{10,}"),
         (Kind::GoogleApiKey, r"\bAIza[0-9A-Za-z_\-]{35}"),
-        (Kind::StripeKey, r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}"),
+        (
+            Kind::StripeKey,
+            r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}",
+        ),
         (Kind::NpmToken, r"\bnpm_[A-Za-z0-9]{36}\b"),
         (Kind::HuggingfaceToken, r"\bhf_[A-Za-z0-9]{30,}\b"),
         (
@@ -189,7 +201,10 @@ fn random_looking(token: &str) -> bool {
 /// Adds the counts of one redaction to a record's list.
 pub fn tally(into: &mut Vec<Redacted>, place: Place, found: &BTreeMap<Kind, u32>) {
     for (kind, count) in found {
-        match into.iter_mut().find(|r| r.place == place && r.kind == *kind) {
+        match into
+            .iter_mut()
+            .find(|r| r.place == place && r.kind == *kind)
+        {
             Some(entry) => entry.count += count,
             None => into.push(Redacted {
                 place,

@@ -7,17 +7,35 @@ fn kinds(text: &str) -> Vec<Kind> {
 #[test]
 fn each_provider_format_is_replaced_and_named() {
     let cases = [
-        ("key sk-proj-4fGh7Jk9LmNo2PqRsTuVwXyZ01234567", Kind::OpenaiKey),
-        ("sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWx0123", Kind::AnthropicKey),
+        (
+            "key sk-proj-4fGh7Jk9LmNo2PqRsTuVwXyZ01234567",
+            Kind::OpenaiKey,
+        ),
+        (
+            "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWx0123",
+            Kind::AnthropicKey,
+        ),
         ("AKIAIOSFODNN7EXAMPLE is the id", Kind::AwsAccessKey),
-        ("ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789", Kind::GithubToken),
-        ("github_pat_11ABCDEFG0123456789_abcdefghijklmnop", Kind::GithubToken),
+        (
+            "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789",
+            Kind::GithubToken,
+        ),
+        (
+            "github_pat_11ABCDEFG0123456789_abcdefghijklmnop",
+            Kind::GithubToken,
+        ),
         ("glpat-abcdefghij0123456789", Kind::GitlabToken),
         ("xoxb-123456789012-abcdefGHIJ", Kind::SlackToken),
-        ("AIzaSyA-1234567890abcdefghijklmnopqrstu", Kind::GoogleApiKey),
+        (
+            "AIzaSyA-1234567890abcdefghijklmnopqrstu",
+            Kind::GoogleApiKey,
+        ),
         ("sk_live_0123456789abcdefABCD", Kind::StripeKey),
         ("npm_abcdefghijklmnopqrstuvwxyz0123456789", Kind::NpmToken),
-        ("hf_abcdefghijklmnopqrstuvwxyz01234567", Kind::HuggingfaceToken),
+        (
+            "hf_abcdefghijklmnopqrstuvwxyz01234567",
+            Kind::HuggingfaceToken,
+        ),
         (
             "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
             Kind::Jwt,
@@ -26,7 +44,10 @@ fn each_provider_format_is_replaced_and_named() {
     for (text, kind) in cases {
         let (out, found) = redact(text);
         assert_eq!(found.keys().copied().collect::<Vec<_>>(), [kind], "{text}");
-        assert!(out.contains(&format!("[redacted:{}]", kind.label())), "{out}");
+        assert!(
+            out.contains(&format!("[redacted:{}]", kind.label())),
+            "{out}"
+        );
     }
 }
 
@@ -72,7 +93,9 @@ fn words_names_paths_and_hashes_without_a_secret_word_are_left_alone() {
 #[test]
 fn counts_add_up_per_place_and_kind() {
     let mut into = Vec::new();
-    let (_, found) = redact("ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789 and ghp_zBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789");
+    let (_, found) = redact(
+        "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789 and ghp_zBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789",
+    );
     tally(&mut into, Place::Prompt, &found);
     tally(&mut into, Place::Prompt, &found);
     tally(&mut into, Place::Records, &found);

@@ -2,18 +2,21 @@
 //! changed, whether a client written against the old version can break, and which evolution
 //! patterns (P1-P18 of the MCPEvol-Bench paper, Table 10) the round shows.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use ChangeKind::*;
 
+mod definition;
 mod kind;
 mod pairing;
 mod pattern;
+mod view;
 pub use kind::ChangeKind;
 pub use pattern::{Pattern, joined as joined_patterns};
+use view::{ToolView, by_name, listings};
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct SchemaChange {
@@ -77,58 +80,6 @@ impl SchemaChange {
     }
 }
 
-/// One tool as far as the diff cares.
-struct ToolView<'a> {
-    description: Option<&'a Value>,
-    title: Option<&'a Value>,
-    /// The raw inputSchema, `Null` when missing: renames compare it whole.
-    schema: &'a Value,
-    properties: Map<String, Value>,
-    required: BTreeSet<String>,
-}
-
-static NULL: Value = Value::Null;
-
-fn view(tool: &Value) -> ToolView<'_> {
-    let schema = tool.get("inputSchema").unwrap_or(&NULL);
-    let properties = schema
-        .get("properties")
-        .and_then(Value::as_object)
-        .cloned()
-        .unwrap_or_default();
-    let required = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default();
-    ToolView {
-        description: tool.get("description"),
-        // The SDKs list it at the top, older ones in the annotations.
-        title: tool
-            .get("title")
-            .or_else(|| tool.get("annotations").and_then(|a| a.get("title"))),
-        schema,
-        properties,
-        required,
-    }
-}
-
-fn by_name(tools: &[Value]) -> BTreeMap<&str, ToolView<'_>> {
-    let mut map = BTreeMap::new();
-    for t in tools {
-        if let Some(name) = t.get("name").and_then(Value::as_str) {
-            // A server listing a name twice is broken; the first entry is what clients see first.
-            map.entry(name).or_insert_with(|| view(t));
-        }
-    }
-    map
-}
-
 /// Every schema change from `before` to `after`, ordered by tool, then kind, then parameter.
 pub fn diff(before: &[Value], after: &[Value]) -> Vec<SchemaChange> {
     let old = by_name(before);
@@ -182,6 +133,16 @@ pub fn diff(before: &[Value], after: &[Value]) -> Vec<SchemaChange> {
             tool_changes(name, o, n, &mut changes);
         }
     }
+    let (was, is) = (listings(before), listings(after));
+    for (name, times) in is.iter().filter(|(_, n)| **n > 1) {
+        if was.get(name).copied().unwrap_or(0) < *times {
+            let mut change = SchemaChange::new(ToolListedTwice, name, None, 1)
+                .breaking(true)
+                .detail(format!("listed {times} times"));
+            change.pattern = None;
+            changes.push(change);
+        }
+    }
     changes.sort_by(|a, b| (&a.tool, a.kind, &a.param).cmp(&(&b.tool, b.kind, &b.param)));
     changes
 }
@@ -201,6 +162,7 @@ fn tool_changes(tool: &str, old: &ToolView, new: &ToolView, out: &mut Vec<Schema
         change.pattern = None;
         out.push(change);
     }
+    definition::changes(tool, old, new, out);
     for p in new
         .properties
         .keys()

@@ -70,8 +70,11 @@ impl Planted {
             "js" => {
                 let above = self.dir.path().join("packages");
                 std::fs::create_dir_all(&above).unwrap();
-                std::os::unix::fs::symlink(fixtures.join("node_modules"), above.join("node_modules"))
-                    .unwrap();
+                std::os::unix::fs::symlink(
+                    fixtures.join("node_modules"),
+                    above.join("node_modules"),
+                )
+                .unwrap();
                 let package = above.join("snoop");
                 copy_files(&fixtures.join("hostile/snoop-js"), &package);
                 package
@@ -140,14 +143,29 @@ fn run(lang: &str, planted: &Planted, without: &str) -> Seen {
     let stub = StubServer::start(vec![Scripted::forever(Scripted::status(400))]);
     let evolve = planted
         .mcpevol(without)
-        .args(["evolve", work.to_str().unwrap(), "--rounds", "1", "--backend", "openai"])
+        .args([
+            "evolve",
+            work.to_str().unwrap(),
+            "--rounds",
+            "1",
+            "--backend",
+            "openai",
+        ])
         .env("OPENAI_BASE_URL", &stub.base_url)
         .output()
         .unwrap();
     let requests: Vec<String> = stub.requests().into_iter().map(|r| r.body).collect();
-    assert!(!requests.is_empty(), "the model was asked: {}", text(&evolve));
+    assert!(
+        !requests.is_empty(),
+        "the model was asked: {}",
+        text(&evolve)
+    );
     let mut said = text(&init) + &text(&evolve) + &requests.join("\n");
-    for record in [".mcpevol/tools.json", ".mcpevol/round.json", ".mcpevol/exchanges.jsonl"] {
+    for record in [
+        ".mcpevol/tools.json",
+        ".mcpevol/round.json",
+        ".mcpevol/exchanges.jsonl",
+    ] {
         said += &std::fs::read_to_string(work.join(record)).unwrap_or_default();
     }
     let mut everything = said.clone();
@@ -248,21 +266,32 @@ fn assert_contained(lang: &str) {
     ];
     secrets.extend(shadow_line());
     for secret in &secrets {
-        assert!(!seen.everything.contains(secret.as_str()), "{lang}: {secret} leaked");
+        assert!(
+            !seen.everything.contains(secret.as_str()),
+            "{lang}: {secret} leaked"
+        );
     }
-    assert!(!seen.said.contains(TOKEN), "{lang}: the echoed token reached a record or a prompt");
+    assert!(
+        !seen.said.contains(TOKEN),
+        "{lang}: the echoed token reached a record or a prompt"
+    );
     assert!(
         seen.said.contains("[redacted:github-token]"),
         "{lang}: the echoed token was replaced where it went"
     );
-    let redacted = seen.round["redacted"].as_array().expect("v0 says what it redacted");
+    let redacted = seen.round["redacted"]
+        .as_array()
+        .expect("v0 says what it redacted");
     assert!(
         redacted
             .iter()
             .any(|r| r["kind"] == "github-token" && r["place"] == "records"),
         "{lang}: {redacted:?}"
     );
-    assert_eq!(seen.survivors, 0, "{lang}: the detached process outlived its server");
+    assert_eq!(
+        seen.survivors, 0,
+        "{lang}: the detached process outlived its server"
+    );
 }
 
 /// With Landlock, the PID namespace and seccomp left off, the same server reads the key and the
@@ -274,9 +303,15 @@ fn assert_leaks_without_the_guards(lang: &str) {
     let planted = Planted::new(lang);
     let seen = run(lang, &planted, "landlock,pid,seccomp");
     for secret in [&planted.home_key, &planted.workspace_secret] {
-        assert!(seen.everything.contains(secret.as_str()), "{lang}: {secret} did not leak");
+        assert!(
+            seen.everything.contains(secret.as_str()),
+            "{lang}: {secret} did not leak"
+        );
     }
-    assert!(seen.survivors > 0, "{lang}: the detached process died anyway");
+    assert!(
+        seen.survivors > 0,
+        "{lang}: the detached process died anyway"
+    );
     if lang == "py" {
         assert_eq!(seen.report["keyctl"], "allowed", "{lang}");
     }

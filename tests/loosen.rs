@@ -52,7 +52,7 @@ fn a_looser_bound_the_handler_honours_commits_proven_by_a_value_beyond_the_old_o
         round.schema_changes
     );
     let inside = (round.tests.iter())
-        .find(|t| matches!(&t.check, Check::InsideBound { param } if param == "count"))
+        .find(|t| matches!(&t.check, Check::Loosened { param } if param == "count"))
         .expect("the looser bound exercised");
     assert_eq!(inside.arguments["count"], 6, "{inside:?}");
     assert!(round.proof.is_proven(), "{:?}", round.proof);

@@ -251,3 +251,63 @@ fn a_failure_answered_as_text_proves_no_change() {
         }
     }
 }
+
+/// `mcpevol log --rejudge` on `work`: its exit status and stdout.
+fn rejudge(work: &Path) -> (bool, String) {
+    let out = std::process::Command::new(common::bin())
+        .args(["log", work.to_str().unwrap(), "--rejudge"])
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn every_verdict_judged_again_from_the_evidence_beside_its_commit_comes_out_as_recorded() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    // `clock` answers the time: what varies in it is learned from the samples, not the clock.
+    let work = common::oracle_fixture(&rt, "mutants-json", &dir.path().join("w"));
+    let options = EvolveOptions {
+        max_failed_rounds: 1,
+        ..EvolveOptions::new(2, 5)
+    };
+    let rounds = rt
+        .block_on(evolve::evolve(&work, &Backend::Rules, &options, |_| {}))
+        .unwrap();
+    assert!(
+        rounds.iter().all(|r| r.status == RoundStatus::Committed),
+        "{rounds:?}"
+    );
+    let (ok, text) = rejudge(&work);
+    assert!(ok, "{text}");
+    assert_eq!(
+        text.lines().count(),
+        2,
+        "v1 and v2 kept their evidence: {text}"
+    );
+    assert!(
+        text.lines()
+            .all(|l| l.contains("all as recorded") && !l.contains(" 0 comparisons")),
+        "{text}"
+    );
+    // Evidence that says otherwise than the record is caught: the check can fail.
+    let ws = Workspace::open(&work).unwrap();
+    let v2 = ws.resolve("v2").unwrap();
+    let note = ws.note(&v2).unwrap().unwrap();
+    let mut evidence: mcpevol::validate::evidence::Evidence = serde_json::from_str(&note).unwrap();
+    let forecast = (evidence.comparisons.iter_mut())
+        .find(|c| c.tool == "forecast" && c.reference.deterministic)
+        .expect("forecast compared");
+    forecast.answer.text = "Forecast for nowhere".into();
+    forecast.answer.parts = vec!["Forecast for nowhere".into()];
+    ws.set_note(&v2, &serde_json::to_string(&evidence).unwrap())
+        .unwrap();
+    let (ok, text) = rejudge(&work);
+    assert!(
+        !ok && text.contains("recorded Passed, now Failed"),
+        "{text}"
+    );
+}

@@ -15,10 +15,17 @@ pub struct LogArgs {
     /// Print one JSON document on stdout instead of text (the form in the command-line contract).
     #[arg(long)]
     json: bool,
+    /// Judge each version's comparisons with the previous version again from the evidence kept
+    /// beside its commit, and say whether every verdict comes out as recorded (exit 1 if not).
+    #[arg(long)]
+    rejudge: bool,
 }
 
 pub fn run(args: LogArgs) -> Result<()> {
     let ws = Workspace::open(&args.workdir)?;
+    if args.rejudge {
+        return rejudge(&ws, args.json);
+    }
     let entries = history::log(&ws)?;
     let usage = history::total_usage(entries.iter().map(|e| e.usage)).unwrap_or_default();
     let records: Vec<_> = history::versions(&ws)?
@@ -84,6 +91,39 @@ pub fn run(args: LogArgs) -> Result<()> {
             "tokens: {} prompt + {} completion = {}",
             usage.prompt_tokens, usage.completion_tokens, usage.total_tokens
         );
+    }
+    Ok(())
+}
+
+/// `log --rejudge`: every version's comparisons judged again.
+fn rejudge(ws: &Workspace, json: bool) -> Result<()> {
+    let judged = history::rejudge(ws)?;
+    let differ = judged.iter().any(|j| !j.disagreements.is_empty());
+    if json {
+        print_json(&serde_json::json!({ "rejudged": judged }))?;
+    } else {
+        for j in &judged {
+            match j.disagreements.as_slice() {
+                [] => println!(
+                    "{:<4} {} comparisons judged again: all as recorded",
+                    j.version, j.comparisons
+                ),
+                d => {
+                    println!(
+                        "{:<4} {} comparisons judged again: {} otherwise",
+                        j.version,
+                        j.comparisons,
+                        d.len()
+                    );
+                    for (i, was, now) in d {
+                        println!("{:26}check {i}: recorded {was:?}, now {now:?}", "");
+                    }
+                }
+            }
+        }
+    }
+    if differ {
+        anyhow::bail!("some verdicts judged again differ from those recorded");
     }
     Ok(())
 }

@@ -299,6 +299,7 @@ fn vary(
             parts,
             raw: Vec::new(),
             other: Vec::new(),
+            second: String::new(),
             volatile: seen.volatile.clone(),
             deterministic,
             like_unknown: false,

@@ -67,12 +67,10 @@ impl Proven {
             .into_iter()
             .map(|mine| {
                 let owned: Vec<SchemaChange> = mine.iter().map(|c| (*c).clone()).collect();
-                let shown_by: Vec<&str> = self
-                    .generated
-                    .iter()
-                    .filter(|g| g.verdict == crate::validate::Verdict::Passed)
-                    .filter(|g| g.test.exercises(&owned))
-                    .map(|g| g.test.tool.as_str())
+                let shown_by: Vec<usize> = (0..mine.len())
+                    .filter(|i| {
+                        (self.generated.iter()).any(|g| super::case_proof::proves(g, mine[*i]))
+                    })
                     .collect();
                 let tests: Vec<usize> = (0..self.tests.len())
                     .filter(|i| {

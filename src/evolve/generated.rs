@@ -87,14 +87,13 @@ pub(super) async fn write_tests(
 }
 
 impl Round<'_> {
-    /// Calls the failed generated cases on the previous version (a snapshot of HEAD): a case
-    /// that fails there exactly the same way (same status, same answer) expected something this
-    /// machine cannot show, so it says nothing about the edit and becomes unverifiable. A case
-    /// of a tool the previous version did not list is never excused: its failure there says
-    /// nothing about the new tool. A renamed tool's case is called by its old name there.
-    pub(super) async fn excuse_on_previous(
+    /// Calls every generated case on the previous version too (a snapshot of HEAD; a renamed
+    /// tool by its old name), twice, to learn what varies in its answers. A case that answers
+    /// otherwise there may prove the change it exercises ([`proves`]); a failed case that fails
+    /// there exactly the same way shows that the change does not show on it, and becomes
+    /// unverifiable (it says nothing of the edit either way).
+    pub(super) async fn run_on_previous(
         &self,
-        previous: &[Value],
         changes: &[SchemaChange],
         results: &mut [GeneratedResult],
     ) {
@@ -105,8 +104,7 @@ impl Round<'_> {
                 .find(|c| c.renamed_to.as_deref() == Some(tool))
                 .map_or_else(|| tool.to_string(), |c| c.tool.clone())
         };
-        let listed = |tool: &str| previous.iter().any(|t| t["name"] == was(tool).as_str());
-        if results.iter().all(|r| r.passed || !listed(&r.test.tool)) {
+        if results.is_empty() {
             return;
         }
         let Ok(dir) = tempfile::tempdir() else {
@@ -122,22 +120,25 @@ impl Round<'_> {
         else {
             return;
         };
-        for r in results
-            .iter_mut()
-            .filter(|r| !r.passed && listed(&r.test.tool))
-        {
+        for r in results.iter_mut() {
             let old = was(&r.test.tool);
-            let before = session
-                .call(&old, r.test.arguments.clone(), validate::CALL_TIMEOUT)
-                .await;
-            let same = before.status == r.status
-                && validate::normalize::normalize(&before.text.replace(&old, &r.test.tool))
-                    == validate::normalize::normalize(&r.text)
-                && generated_failure(&r.test, &before).is_some();
-            if same && !matches!(r.status, CallStatus::Crashed | CallStatus::Timeout) {
+            let call = || session.call(&old, r.test.arguments.clone(), validate::CALL_TIMEOUT);
+            let before = call().await;
+            let again = call().await;
+            // Compared as the previous version's two answers vary, the old name read as the new.
+            let own = |t: &str| t.replace(&old, &r.test.tool);
+            let volatile = validate::Volatile::learn(&own(&before.text), &own(&again.text));
+            let same_text = volatile.normalize(&own(&before.text)) == volatile.normalize(&r.text);
+            r.previous = Some(before.status);
+            r.differs = before.status != r.status || !same_text;
+            let same_failure = !r.differs && generated_failure(&r.test, &before).is_some();
+            if !r.passed
+                && same_failure
+                && !matches!(r.status, CallStatus::Crashed | CallStatus::Timeout)
+            {
                 r.verdict = validate::Verdict::Unverifiable;
                 r.reason = Some(format!(
-                    "the previous version answers this call the same way, so the expectation was wrong ({})",
+                    "the previous version answers this call the same way, so the change does not show on it ({})",
                     r.reason.as_deref().unwrap_or("")
                 ));
             }
@@ -193,6 +194,8 @@ pub(super) async fn run_generated(
             },
             passed: reason.is_none(),
             reason,
+            previous: None,
+            differs: false,
         });
     }
     out

@@ -9,6 +9,7 @@
 mod attempt;
 mod attempt_error;
 mod backend;
+mod case_proof;
 mod clock;
 mod culprit;
 mod drafting;
@@ -355,6 +356,12 @@ impl<'a> Evolution<'a> {
         let committed = self
             .ws
             .commit_version(record.version, &record.commit_message())?;
+        // What the checks compared, beside the commit, so that a verdict can be judged again.
+        let evidence = crate::validate::evidence::Evidence::of(&record.tests);
+        if !evidence.comparisons.is_empty() {
+            let text = serde_json::to_string(&evidence).expect("evidence serializes");
+            self.ws.set_note(&committed.commit, &text)?;
+        }
         self.ws.set_stage_tags(&self.opts.stages)?;
         let commit_ms = started.elapsed().as_secs_f64() * 1e3;
         let outcome = RoundOutcome {

@@ -163,8 +163,7 @@ impl Round<'_> {
             }
         }
         let mut generated = super::generated::run_generated(session, cases).await;
-        self.excuse_on_previous(&previous.tools, changes, &mut generated)
-            .await;
+        self.run_on_previous(changes, &mut generated).await;
         Ok((tests, generated))
     }
 

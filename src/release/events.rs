@@ -77,7 +77,12 @@ fn atom(c: &SchemaChange) -> Option<Atom> {
         ChangeKind::ParamConstraintChanged | ChangeKind::ParamTypeChanged => Pc,
         ChangeKind::ParamRequiredChanged => Pp,
         ChangeKind::ParamDefaultChanged => Df,
-        ChangeKind::ToolTitleChanged => Tl,
+        ChangeKind::ToolTitleChanged
+        | ChangeKind::ToolAnnotationsChanged
+        | ChangeKind::ToolOutputSchemaChanged
+        | ChangeKind::ToolMetaChanged
+        | ChangeKind::ToolDefinitionChanged
+        | ChangeKind::ToolListedTwice => Tl,
         ChangeKind::ToolAdded | ChangeKind::ToolRemoved | ChangeKind::ToolRenamed => return None,
     })
 }

@@ -23,6 +23,16 @@ pub enum ChangeKind {
     /// The name a client shows for the tool (`title`, or `annotations.title`): display text,
     /// `other` as real releases were counted.
     ToolTitleChanged,
+    /// A behaviour hint of `annotations` (`readOnlyHint`, `destructiveHint`, ...), `other`.
+    ToolAnnotationsChanged,
+    /// The schema of the tool's structured result (`outputSchema`), `other`.
+    ToolOutputSchemaChanged,
+    /// The tool's `_meta`, `other`.
+    ToolMetaChanged,
+    /// Any other field of the tool's definition, `other`.
+    ToolDefinitionChanged,
+    /// The tool is listed more than once where it was listed once: clients see one of them.
+    ToolListedTwice,
 }
 
 impl ChangeKind {
@@ -41,7 +51,27 @@ impl ChangeKind {
             ParamTypeChanged => "param-type-changed",
             ParamDefaultChanged => "param-default-changed",
             ToolTitleChanged => "tool-title-changed",
+            ToolAnnotationsChanged => "tool-annotations-changed",
+            ToolOutputSchemaChanged => "tool-output-schema-changed",
+            ToolMetaChanged => "tool-meta-changed",
+            ToolDefinitionChanged => "tool-definition-changed",
+            ToolListedTwice => "tool-listed-twice",
         }
+    }
+
+    /// Text and metadata a client reads, not what the tool takes: shown working by the tool
+    /// answering exactly as before.
+    pub fn is_text(self) -> bool {
+        matches!(
+            self,
+            ToolDescriptionChanged
+                | ParamDescriptionChanged
+                | ToolTitleChanged
+                | ToolAnnotationsChanged
+                | ToolOutputSchemaChanged
+                | ToolMetaChanged
+                | ToolDefinitionChanged
+        )
     }
 }
 

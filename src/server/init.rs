@@ -39,7 +39,11 @@ impl OwnStrings {
             // Fields after the command name (in parentheses, which may hold anything).
             let fields: Vec<usize> = stat
                 .rsplit_once(')')
-                .map(|(_, rest)| rest.split_whitespace().map(|f| f.parse().unwrap_or(0)).collect())
+                .map(|(_, rest)| {
+                    rest.split_whitespace()
+                        .map(|f| f.parse().unwrap_or(0))
+                        .collect()
+                })
                 .unwrap_or_default();
             // arg_start is field 48 of proc(5): index 45 after the name (field 2) and state.
             let at = |i: usize| fields.get(i).copied().unwrap_or(0);

@@ -8,8 +8,8 @@ use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::Path;
 
 use landlock::{
-    ABI, Access, AccessFs, BitFlags, PathBeneath, PathFd, Ruleset, RulesetAttr,
-    RulesetCreatedAttr, Scope,
+    ABI, Access, AccessFs, BitFlags, PathBeneath, PathFd, Ruleset, RulesetAttr, RulesetCreatedAttr,
+    Scope,
 };
 
 use super::reads::{self, Grant};

@@ -241,8 +241,16 @@ impl IsolationPlan {
         // SAFETY: raw syscalls on buffers owned by `self`, which outlives them.
         unsafe {
             let flags = libc::CLONE_NEWUSER | libc::CLONE_NEWNS | libc::CLONE_NEWNET;
-            let pid = if self.guards.pid { libc::CLONE_NEWPID } else { 0 };
-            let step = if self.guards.pid { Step::PidNamespace } else { Step::Unshare };
+            let pid = if self.guards.pid {
+                libc::CLONE_NEWPID
+            } else {
+                0
+            };
+            let step = if self.guards.pid {
+                Step::PidNamespace
+            } else {
+                Step::Unshare
+            };
             check(libc::unshare(flags | pid) as _, step)?;
             write_file(c"/proc/self/setgroups", b"deny\n").map_err(|_| fail(Step::IdMaps))?;
             write_file(c"/proc/self/uid_map", &self.uid_map).map_err(|_| fail(Step::IdMaps))?;
@@ -387,8 +395,8 @@ pub fn probe(namespaces: bool, layers: &[Layer]) -> Result<(), Refused> {
         });
     }
     let guards = Guards::of(namespaces, layers, landlock);
-    let plan = IsolationPlan::new(&[scratch.path()], scratch.path(), guards)
-        .map_err(Refused::Prepare)?;
+    let plan =
+        IsolationPlan::new(&[scratch.path()], scratch.path(), guards).map_err(Refused::Prepare)?;
     let (read, write) = nix::unistd::pipe().map_err(Refused::Pipe)?;
     // SAFETY: the child runs only `enter` (syscalls), one write and _exit.
     match unsafe { nix::unistd::fork() }.map_err(Refused::Fork)? {

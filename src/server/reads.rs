@@ -30,7 +30,9 @@ pub struct Grant {
 
 /// The system's programs and libraries (read and run). Merged-/usr systems link the top-level
 /// ones into `/usr`; each is kept where it exists.
-const SYSTEM_PROGRAMS: &[&str] = &["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
+const SYSTEM_PROGRAMS: &[&str] = &[
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+];
 
 /// System files and folders every runtime may read: the dynamic loader's cache, certificates,
 /// time zones, name resolution (users and groups, hosts), fonts and the MIME table, the
@@ -72,7 +74,14 @@ const SYSTEM_FILES: &[&str] = &[
 const RUNTIME_SETTINGS: &[&str] = &["python", "node", "npm"];
 
 /// Devices a server may open for reading and writing, and for reading.
-const DEVICES_RW: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts"];
+const DEVICES_RW: &[&str] = &[
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/tty",
+    "/dev/ptmx",
+    "/dev/pts",
+];
 const DEVICES_R: &[&str] = &["/dev/random", "/dev/urandom"];
 
 /// Where a server's files are, as the sandbox lays them out.
@@ -267,7 +276,9 @@ fn prefix_of(program: &Path) -> Option<PathBuf> {
     } else {
         dir
     };
-    (!too_broad(prefix)).then(|| prefix.to_path_buf()).or_else(|| Some(dir.to_path_buf()))
+    (!too_broad(prefix))
+        .then(|| prefix.to_path_buf())
+        .or_else(|| Some(dir.to_path_buf()))
 }
 
 /// `home` of a Python environment's `pyvenv.cfg`: the base interpreter's folder.

@@ -52,18 +52,38 @@ fn reachable(grants: &[Grant], path: &Path) -> bool {
 fn a_node_server_may_run_the_system_programs_write_its_scratch_folders_and_nothing_of_the_home() {
     let scratch = Scratch::new();
     let grants = scratch.grants("node", vec![]);
-    assert_eq!(access_of(&grants, Path::new("/usr")), Some(Access::ReadExec));
+    assert_eq!(
+        access_of(&grants, Path::new("/usr")),
+        Some(Access::ReadExec)
+    );
     for dir in &scratch.writable {
-        assert_eq!(access_of(&grants, dir), Some(Access::Full), "{}", dir.display());
+        assert_eq!(
+            access_of(&grants, dir),
+            Some(Access::Full),
+            "{}",
+            dir.display()
+        );
     }
-    assert_eq!(access_of(&grants, scratch.dir.path()), Some(Access::ReadExec));
+    assert_eq!(
+        access_of(&grants, scratch.dir.path()),
+        Some(Access::ReadExec)
+    );
     for secret in ["/etc/shadow", "/etc/ssh", "/root", "/home", "/tmp", "/"] {
-        assert!(!reachable(&grants, Path::new(secret)), "{secret} is granted: {grants:?}");
+        assert!(
+            !reachable(&grants, Path::new(secret)),
+            "{secret} is granted: {grants:?}"
+        );
     }
     if let Some(home) = std::env::var_os("HOME") {
-        assert!(!reachable(&grants, &PathBuf::from(home).join(".ssh/id_rsa")));
+        assert!(!reachable(
+            &grants,
+            &PathBuf::from(home).join(".ssh/id_rsa")
+        ));
     }
-    assert_eq!(access_of(&grants, Path::new("/etc/passwd")), Some(Access::Read));
+    assert_eq!(
+        access_of(&grants, Path::new("/etc/passwd")),
+        Some(Access::Read)
+    );
 }
 
 #[test]

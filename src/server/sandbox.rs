@@ -152,7 +152,6 @@ pub fn set_isolation(isolation: Isolation) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join("; ") + ". `--sandbox off` silences this warning")
 }
 
-
 /// Whether this machine lets a process enter the namespaces, and why not.
 pub fn available() -> Result<(), &'static namespace::Refused> {
     probed().namespaces.as_ref().map(|_| ())

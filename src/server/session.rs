@@ -44,7 +44,7 @@ pub enum CallStatus {
     Malformed,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Outcome {
     pub status: CallStatus,
     /// The text content of the result, or the error message.
@@ -253,12 +253,7 @@ impl Session {
                         called: AtomicBool::new(false),
                     }),
                     Err(e) => {
-                        // A server that exits closes its pipes as it goes (its PID namespace's
-                        // init ends with it): an exit that follows at once is the cause.
-                        let what = match tokio::time::timeout(EXIT_SETTLE, &mut exited).await {
-                            Ok(_) => "exited before the MCP handshake".to_string(),
-                            Err(_) => format!("failed the MCP handshake ({e})"),
-                        };
+                        let what = handshake_failed(&e, &mut exited).await;
                         Err(fail(process, &server, &what).await)
                     }
                 },
@@ -442,6 +437,18 @@ async fn failure(process: &mut ServerProcess, server: &str, what: &str) -> Serve
         what,
         stderr_tail: process.stderr_tail(STDERR_LINES_QUOTED),
         noise: process.noise(),
+    }
+}
+
+/// Why a handshake failed: a server that exits closes its pipes as it goes (its PID
+/// namespace's init ends with it), so an exit that follows at once is the cause.
+async fn handshake_failed(
+    error: &impl std::fmt::Display,
+    exited: &mut (impl std::future::Future<Output = Option<std::process::ExitStatus>> + Unpin),
+) -> String {
+    match tokio::time::timeout(EXIT_SETTLE, exited).await {
+        Ok(_) => "exited before the MCP handshake".to_string(),
+        Err(_) => format!("failed the MCP handshake ({error})"),
     }
 }
 

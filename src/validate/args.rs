@@ -229,6 +229,37 @@ pub(crate) fn other_value(schema: &Value, name: &str) -> Option<Value> {
     (Some(&value) != default && !value.is_null()).then_some(value)
 }
 
+/// Values to try for a parameter, most telling first: the one [`value_for`] picks, another
+/// than the default, every `enum` member, both booleans, the bounds of a number. At most `max`,
+/// each once.
+pub(crate) fn values_to_try(schema: &Value, name: &str, max: usize) -> Vec<Value> {
+    let mut out: Vec<Value> = vec![value_for(schema, name)];
+    out.extend(other_value(schema, name));
+    if let Some(members) = schema["enum"].as_array() {
+        out.extend(members.iter().cloned());
+    }
+    match schema["type"].as_str() {
+        Some("boolean") => out.extend([json!(true), json!(false)]),
+        Some("integer" | "number") => {
+            out.extend(
+                ["minimum", "maximum"]
+                    .iter()
+                    .filter_map(|k| schema.get(*k).cloned()),
+            );
+            out.extend([json!(1), json!(0)]);
+        }
+        _ => {}
+    }
+    let mut unique: Vec<Value> = Vec::new();
+    for v in out {
+        if !v.is_null() && !unique.contains(&v) {
+            unique.push(v);
+        }
+    }
+    unique.truncate(max);
+    unique
+}
+
 /// The value a description gives as an example ("City name, e.g. paris"), which the server
 /// is more likely to know than a made-up word.
 fn example_in(description: &str) -> Option<String> {

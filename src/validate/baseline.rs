@@ -8,80 +8,20 @@ use std::path::Path;
 use std::time::Duration;
 
 use indexmap::IndexMap;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::CALL_TIMEOUT;
 use super::args::arguments_for;
 use super::discover::{FirstAnswer, discover};
-use super::normalize::{Volatile, normalize};
+use super::observation::{MAX_HOLE_SHARE, whole};
+pub use super::observation::{Observation, normalized_parts, parts_as_learned};
 pub use super::plan::{CallHints, PlannedCall};
 use super::plan::{and_options, trial_order};
 use super::sessions::session_calls;
 use super::unknown::UnknownShape;
-use crate::server::session::{CallStatus, Outcome};
+use super::volatile::Volatile;
+use crate::server::session::CallStatus;
 use crate::server::{LaunchConfig, ServerError};
-
-/// One call at the previous version.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Observation {
-    pub arguments: Map<String, Value>,
-    pub status: CallStatus,
-    /// Normalised text parts of the result (or the error message as one part).
-    pub parts: Vec<String>,
-    /// The same parts as the first session answered them, for claims that transform them.
-    pub raw: Vec<String>,
-    /// Its non-text content as the first session answered it ([`Outcome::other`]).
-    pub other: Vec<String>,
-    /// The values that varied between the two sessions' answers: a later answer is compared
-    /// with `parts` after replacing these (and clock readings), and nothing else.
-    pub volatile: Volatile,
-    /// The two sessions gave the same normalised answer, so a later version's answer can be
-    /// compared with it.
-    pub deterministic: bool,
-    /// It answered as the server answers a tool it does not have: an answer the same at a
-    /// later version shows nothing about the tool.
-    pub like_unknown: bool,
-}
-
-impl Observation {
-    pub fn text(&self) -> String {
-        self.parts.join("\n")
-    }
-
-    /// The answer as the first session got it.
-    pub fn as_outcome(&self) -> Outcome {
-        Outcome {
-            status: self.status,
-            text: self.text(),
-            parts: self.raw.clone(),
-            other: self.other.clone(),
-        }
-    }
-
-    /// Whether `again`, a later sample of the same call on the same version, gave this
-    /// answer deterministically too: a deterministic output that `again` does not confirm
-    /// varies after all.
-    pub fn confirmed_by(&self, again: &Observation) -> bool {
-        again.status == self.status && again.parts == self.parts && again.deterministic
-    }
-}
-
-#[cfg(test)]
-impl Observation {
-    /// An answer as tests write it: one text part, no arguments.
-    pub(crate) fn answered(status: CallStatus, text: &str, deterministic: bool) -> Observation {
-        Observation {
-            arguments: Map::new(),
-            status,
-            parts: vec![text.to_string()],
-            raw: vec![text.to_string()],
-            other: Vec::new(),
-            volatile: Volatile::default(),
-            deterministic,
-            like_unknown: false,
-        }
-    }
-}
 
 /// The previous version's answers, computed once per version and shared by a round's attempts.
 #[derive(Debug, Clone, Default)]
@@ -102,55 +42,6 @@ pub struct WithOptions {
     /// The parameters set beyond the plain call's.
     pub params: Vec<String>,
     pub seen: Observation,
-}
-
-/// The normalised parts of an outcome (its message when it has no content), then its
-/// non-text content: hashes as they are (a placeholder would hide a changed image), JSON
-/// normalised as text is.
-pub fn normalized_parts(outcome: &Outcome) -> Vec<String> {
-    let mut out = if outcome.parts.is_empty() && outcome.other.is_empty() {
-        vec![normalize(&outcome.text)]
-    } else {
-        outcome.parts.iter().map(|p| normalize(p)).collect()
-    };
-    out.extend(outcome.other.iter().map(|o| {
-        if o.starts_with("[structuredContent]")
-            || (o.starts_with("[resource ") && !o.ends_with(']'))
-        {
-            normalize(o)
-        } else {
-            o.clone()
-        }
-    }));
-    out
-}
-
-/// What separates the parts of an answer in [`whole`]: no volatile shape spans a line break.
-const PART_BREAK: &str = "\n\u{1e}\n";
-
-/// An answer's parts as one text (its message when it has no content), for learning and
-/// applying a [`Volatile`] across all of them.
-fn whole(outcome: &Outcome) -> String {
-    if outcome.parts.is_empty() && outcome.other.is_empty() {
-        return outcome.text.clone();
-    }
-    let parts: Vec<&str> = outcome
-        .parts
-        .iter()
-        .chain(&outcome.other)
-        .map(String::as_str)
-        .collect();
-    parts.join(PART_BREAK)
-}
-
-/// The parts of `outcome` with what `volatile` says varies replaced: how a later answer is
-/// compared with an [`Observation`]'s `parts`.
-pub fn parts_as_learned(outcome: &Outcome, volatile: &Volatile) -> Vec<String> {
-    volatile
-        .normalize(&whole(outcome))
-        .split(PART_BREAK.trim_matches('\n'))
-        .map(|p| p.trim_matches('\n').to_string())
-        .collect()
 }
 
 impl Baseline {
@@ -216,7 +107,9 @@ impl Baseline {
     }
 
     /// The calls of `baseline` again, on the version at `root`, for the tools of `tools` only:
-    /// more samples of the same calls (a tool that timed out is not called again).
+    /// more samples of the same calls (a tool that timed out is not called again), the second
+    /// session's [`CONFIRM_STAGGER`] later, so that a value that changes with the clock or the
+    /// server's age shows.
     pub async fn replay(
         root: &Path,
         config: &LaunchConfig,
@@ -242,7 +135,7 @@ impl Baseline {
                 });
             }
         }
-        Baseline::observe_plan(root, config, &planned, timeout).await
+        Baseline::observe_staggered(root, config, &planned, timeout, CONFIRM_STAGGER).await
     }
 
     /// `planned` made in two sessions at once, as a baseline: the calls made after another
@@ -253,8 +146,18 @@ impl Baseline {
         planned: &[PlannedCall],
         timeout: Duration,
     ) -> Result<Baseline, ServerError> {
+        Baseline::observe_staggered(root, config, planned, timeout, Duration::ZERO).await
+    }
+
+    async fn observe_staggered(
+        root: &Path,
+        config: &LaunchConfig,
+        planned: &[PlannedCall],
+        timeout: Duration,
+        stagger: Duration,
+    ) -> Result<Baseline, ServerError> {
         let (observed, unknown) =
-            observe_calls(root, config, planned, timeout, CALL_TIMEOUT).await?;
+            observe_staggered(root, config, planned, (timeout, CALL_TIMEOUT), stagger).await?;
         let mut calls = IndexMap::new();
         let mut optional = Vec::new();
         for (p, seen) in planned.iter().zip(observed) {
@@ -301,7 +204,7 @@ impl Baseline {
     pub fn multiline(&self) -> Vec<String> {
         (self.calls.iter())
             .filter(|(_, s)| s.status == CallStatus::Ok && !s.like_unknown)
-            .filter(|(_, s)| s.parts.iter().any(|p| p.trim_end().contains('\n')))
+            .filter(|(_, s)| s.raw.iter().any(|p| p.trim_end().contains('\n')))
             .map(|(name, _)| name.clone())
             .collect()
     }
@@ -310,9 +213,9 @@ impl Baseline {
     /// keys (itself, or the first item of its list): only there can a projection show.
     pub fn json_objects(&self) -> Vec<String> {
         (self.calls.iter())
-            .filter(|(_, s)| s.status == CallStatus::Ok && !s.like_unknown && !s.parts.is_empty())
+            .filter(|(_, s)| s.status == CallStatus::Ok && !s.like_unknown && !s.raw.is_empty())
             .filter(|(_, s)| {
-                (s.parts.iter())
+                (s.raw.iter())
                     .all(|p| super::effect::revealing_keys(std::slice::from_ref(p)).is_some())
             })
             .map(|(name, _)| name.clone())
@@ -361,9 +264,25 @@ pub async fn observe_calls(
     timeout: Duration,
     call_timeout: Duration,
 ) -> Result<(Vec<Observation>, Option<UnknownShape>), ServerError> {
+    observe_staggered(root, config, calls, (timeout, call_timeout), Duration::ZERO).await
+}
+
+/// How much later than the first the second session of a confirmation makes its calls: a value
+/// that changes with the server's age or the clock (an uptime, a time of day) then differs
+/// between the two, and is learned as a hole, with no clock read by mcpevol.
+const CONFIRM_STAGGER: Duration = Duration::from_millis(2500);
+
+/// [`observe_calls`], the second session making its calls `stagger` after the first.
+async fn observe_staggered(
+    root: &Path,
+    config: &LaunchConfig,
+    calls: &[PlannedCall],
+    limits: (Duration, Duration),
+    stagger: Duration,
+) -> Result<(Vec<Observation>, Option<UnknownShape>), ServerError> {
     let (a, b) = tokio::join!(
-        session_calls(root, config, calls, timeout, call_timeout, true),
-        session_calls(root, config, calls, timeout, call_timeout, false),
+        session_calls(root, config, calls, limits, true, Duration::ZERO),
+        session_calls(root, config, calls, limits, false, stagger),
     );
     let (first, unknown) = a?;
     let (second, _) = b?;
@@ -374,14 +293,16 @@ pub async fn observe_calls(
         .map(|((call, outcome), again)| {
             let volatile = Volatile::learn(&whole(&outcome), &whole(&again));
             let parts = parts_as_learned(&outcome, &volatile);
-            let deterministic =
-                again.status == outcome.status && parts_as_learned(&again, &volatile) == parts;
+            let deterministic = again.status == outcome.status
+                && parts_as_learned(&again, &volatile) == parts
+                && volatile.hole_share() <= MAX_HOLE_SHARE;
             Observation {
                 arguments: call.arguments.clone(),
                 status: outcome.status,
                 parts,
                 raw: outcome.parts,
                 other: outcome.other,
+                second: whole(&again),
                 volatile,
                 deterministic,
                 like_unknown: false,
@@ -392,24 +313,28 @@ pub async fn observe_calls(
 }
 
 impl Baseline {
-    /// This baseline with each output that `again` (more samples of the same version) answered
-    /// differently marked as varying; None when `again` agrees on every deterministic output.
+    /// This baseline with what `again` (more samples of the same version) shows to vary
+    /// learned too; None when `again` agrees with every deterministic output as learned.
     pub fn confirm(&self, again: &Baseline) -> Option<Baseline> {
         let mut out = self.clone();
         let mut changed = false;
         for (name, seen) in out.calls.iter_mut().filter(|(_, s)| s.deterministic) {
-            let agrees = again.calls.get(name).is_some_and(|a| seen.confirmed_by(a));
-            if !agrees {
-                seen.deterministic = false;
-                changed = true;
+            match again.calls.get(name) {
+                Some(a) if seen.confirmed_by(a) => {}
+                Some(a) => {
+                    seen.widened_by(a);
+                    changed = true;
+                }
+                None => {}
             }
         }
         for o in out.optional.iter_mut().filter(|o| o.seen.deterministic) {
-            let agrees = (again.optional.iter())
-                .find(|a| a.tool == o.tool && a.seen.arguments == o.seen.arguments)
-                .is_some_and(|a| o.seen.confirmed_by(&a.seen));
-            if !agrees {
-                o.seen.deterministic = false;
+            let sample = (again.optional.iter())
+                .find(|a| a.tool == o.tool && a.seen.arguments == o.seen.arguments);
+            if let Some(a) = sample
+                && !o.seen.confirmed_by(&a.seen)
+            {
+                o.seen.widened_by(&a.seen);
                 changed = true;
             }
         }
@@ -430,6 +355,7 @@ pub fn in_call_order(tools: &[Value]) -> Vec<(&str, &Value)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::server::session::Outcome;
 
     fn seen(status: CallStatus, text: &str) -> Observation {
         let mut o = Observation::answered(status, text, true);

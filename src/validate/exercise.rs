@@ -181,18 +181,16 @@ impl Oracle<'_> {
                 source: source.clone(),
                 max_chars,
             };
-            let n = max_chars.unwrap_or(usize::MAX);
+            // An exact copy is compared as it is; a cut one as cut.
+            let rework = match max_chars {
+                None => Rework::same(),
+                Some(n) => Rework::cut(
+                    move |t| effect::first_chars(t, n),
+                    move |t| t.chars().count() <= n,
+                ),
+            };
             let (outcome, judged) = self
-                .claimed(
-                    &source,
-                    &seen.arguments,
-                    name,
-                    &seen.arguments,
-                    Rework::cut(
-                        move |t| effect::first_chars(t, n),
-                        move |t| t.chars().count() <= n,
-                    ),
-                )
+                .claimed(&source, &seen.arguments, name, &seen.arguments, rework)
                 .await;
             self.results.push(result(
                 name,
@@ -352,7 +350,9 @@ impl Oracle<'_> {
             plain.insert(param.to_string(), most.into());
         }
         let mut arguments = seen.arguments.clone();
-        let shown = claim.as_ref().and_then(|e| showing(e, &seen.parts));
+        // Chosen from the answer as it came (its holes' placeholders depend on which samples
+        // happened to differ, which would make the value sent depend on them).
+        let shown = claim.as_ref().and_then(|e| showing(e, &seen.raw));
         let (value, check) = match (&claim, &shown) {
             (Some(effect), Some(shown)) => (
                 shown.value.clone(),
@@ -377,6 +377,15 @@ impl Oracle<'_> {
             _ => {
                 let outcome = self.call(tool, &arguments).await;
                 let mut judged = succeeds_as_before(&seen, &outcome, tool, self.unknown_for(&seen));
+                if judged.verdict == Verdict::Passed {
+                    let new = super::acts::NewParam {
+                        tool,
+                        param,
+                        schema: &schema,
+                        required: plain.contains_key(param),
+                    };
+                    judged = self.acts(new, &seen, &arguments, &outcome).await;
+                }
                 if judged.verdict == Verdict::Failed
                     && !matches!(outcome.status, CallStatus::Crashed | CallStatus::Timeout)
                 {

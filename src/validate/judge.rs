@@ -12,12 +12,12 @@ const QUOTED: usize = 160;
 
 /// How a check ended. Unverifiable is never counted as passed: the previous version could not
 /// answer the call either (it needs the network, a credential, a service), so the call proves
-/// nothing about the change.
+/// nothing about the change. A record that does not say reads as failed (fail closed).
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
-    #[default]
     Passed,
+    #[default]
     Failed,
     Unverifiable,
 }

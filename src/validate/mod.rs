@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 use crate::schema::{ChangeKind, SchemaChange};
 use crate::server::session::{CallStatus, Outcome, Session};
 
+mod acts;
 mod args;
 mod baseline;
 mod bounds;
@@ -22,16 +23,19 @@ mod candidates;
 mod claimed;
 mod discover;
 pub mod effect;
+pub mod evidence;
 mod exercise;
 mod judge;
 mod kinds;
 pub mod normalize;
+mod observation;
 mod params;
 mod plan;
 pub mod proof;
 mod restart;
 mod sessions;
 mod unknown;
+pub mod volatile;
 pub use unknown::{PROBE_TOOLS, UnknownShape};
 
 pub use args::{MAX_ARGUMENT_BYTES, MAX_SCHEMA_DEPTH, arguments_for};
@@ -42,8 +46,8 @@ pub use baseline::{
 pub use discover::{CALLS_PER_TOOL, TIME_LIMIT as DISCOVERY_TIME_LIMIT};
 pub use effect::Effect;
 pub use judge::{Compared, Verdict};
-pub use normalize::Volatile;
 pub use proof::{Proof, ProofStatus};
+pub use volatile::Volatile;
 // The drift audit judges replayed calls with the oracle's own rules.
 pub(crate) use judge::{Judged, against, first_difference, hard_failure, quote};
 
@@ -75,10 +79,13 @@ pub enum Check {
     Renamed { from: String },
     /// The old name of a removed or renamed tool: refused as unknown.
     Gone,
-    /// A new parameter set to a valid value: the call still succeeds.
+    /// A new parameter set: the call still succeeds, and passes only where some value of it
+    /// changed the answer (from the previous version's, and from the call without it now).
     ParamSet { param: String },
-    /// A value inside a new bound is accepted.
+    /// A value inside a new bound is accepted (which shows nothing of a tighter bound).
     InsideBound { param: String },
+    /// A looser bound: a value the old bound refused, accepted now.
+    Loosened { param: String },
     /// A value beyond a new bound; `enforced` says whether the server refused it.
     BeyondBound { param: String },
     /// A parameter the change removed, sent as before: refused, or ignored as the change says.
@@ -122,6 +129,13 @@ pub struct TestResult {
     /// Failed only on an output that is not the previous one (see [`Baseline::confirm`]).
     #[serde(skip)]
     pub differed: bool,
+    /// For a comparison with the previous version: its answer there, as learned (kept in the
+    /// version's evidence, [`evidence::Evidence`], not in the record).
+    #[serde(skip)]
+    pub reference: Option<Observation>,
+    /// The answer this call got.
+    #[serde(skip)]
+    pub answer: Option<Outcome>,
 }
 
 /// Counts of a list of results, as records and reports show them.
@@ -256,7 +270,16 @@ fn result(
         enforced: None,
         reason: judged.reason,
         differed: judged.differed,
+        reference: None,
+        answer: None,
     }
+}
+
+/// `result` of a comparison with the previous version's answer `seen`, keeping both sides.
+fn compared(mut result: TestResult, seen: &Observation, outcome: &Outcome) -> TestResult {
+    result.reference = Some(seen.clone());
+    result.answer = Some(outcome.clone());
+    result
 }
 
 /// Starts the version under test afresh.
@@ -279,7 +302,7 @@ struct Oracle<'a> {
     /// How many results there were when it was first started again.
     restarted_at: Option<usize>,
     /// The tool called last, which a crash in the next call may be the fallout of.
-    last_call: Option<String>,
+    last_call: Option<(String, Map<String, Value>)>,
 }
 
 impl Oracle<'_> {
@@ -343,7 +366,7 @@ impl Oracle<'_> {
             let arguments = change.with_old_defaults(old, &seen.arguments);
             let outcome = self.call(&name, &arguments).await;
             let judged = against(seen, &outcome, &name, self.unknown_for(seen));
-            self.results.push(result(
+            let r = result(
                 &name,
                 kind,
                 check,
@@ -351,7 +374,8 @@ impl Oracle<'_> {
                 outcome.status,
                 Some(seen.status),
                 judged,
-            ));
+            );
+            self.results.push(compared(r, seen, &outcome));
         }
     }
 }
@@ -385,7 +409,7 @@ impl Oracle<'_> {
             let check = Check::WithOptions {
                 params: o.params.clone(),
             };
-            self.results.push(result(
+            let r = result(
                 &o.tool,
                 kind,
                 check,
@@ -393,7 +417,8 @@ impl Oracle<'_> {
                 outcome.status,
                 Some(o.seen.status),
                 judged,
-            ));
+            );
+            self.results.push(compared(r, &o.seen, &outcome));
         }
     }
 }

@@ -64,12 +64,18 @@ impl Oracle<'_> {
                 quote(&accepted.text)
             )),
         };
+        let check = match looser {
+            Some(_) => Check::Loosened {
+                param: param.into(),
+            },
+            None => Check::InsideBound {
+                param: param.into(),
+            },
+        };
         self.results.push(result(
             tool,
             TestKind::Changed,
-            Check::InsideBound {
-                param: param.into(),
-            },
+            check,
             &inside,
             accepted.status,
             Some(seen.status),
@@ -145,34 +151,40 @@ impl Oracle<'_> {
             .unwrap_or_default();
         let mut plain = seen.arguments.clone();
         plain.remove(param);
-        let mut arguments = plain.clone();
-        let value = seen
-            .arguments
-            .get(param)
-            .cloned()
-            .unwrap_or_else(|| args::value_for(&old, param));
-        arguments.insert(param.to_string(), value);
+        // The value the previous call sent, then the values worth trying: a handler that
+        // still reads the parameter shows it on some value (the default shows nothing).
+        let mut values: Vec<Value> = seen.arguments.get(param).cloned().into_iter().collect();
+        values.extend(args::values_to_try(&old, param, 3));
+        values.dedup();
         let without = self.call(tool, &plain).await;
-        let with = self.call(tool, &arguments).await;
-        let judged = match hard_failure(&with, tool, self.unknown_for(&seen)) {
-            Some(f) => f,
-            None if without.status != CallStatus::Ok => Judged::unverifiable(format!(
-                "without `{param}` it answered {:?} too: {}",
-                without.status,
-                quote(&without.text)
-            )),
-            None if with.status != CallStatus::Ok => Judged::passed(None), // refused
-            None if baseline::normalized_parts(&with) == baseline::normalized_parts(&without) => {
-                Judged::passed(Some(Compared::Output)) // ignored
-            }
-            None => Judged::failed(format!(
-                "the removed parameter `{param}` still changes the answer: {}",
-                judge::first_difference(
-                    &baseline::normalized_parts(&without).join("\n"),
-                    &baseline::normalized_parts(&with).join("\n")
-                )
-            )),
-        };
+        let learned =
+            |o: &crate::server::session::Outcome| baseline::parts_as_learned(o, &seen.volatile);
+        let mut arguments = plain.clone();
+        let mut with = without.clone();
+        let mut judged = Judged::passed(Some(Compared::Output)); // ignored by every value
+        for value in values {
+            arguments = plain.clone();
+            arguments.insert(param.to_string(), value);
+            with = self.call(tool, &arguments).await;
+            judged = match hard_failure(&with, tool, self.unknown_for(&seen)) {
+                Some(f) => f,
+                None if without.status != CallStatus::Ok => Judged::unverifiable(format!(
+                    "without `{param}` it answered {:?} too: {}",
+                    without.status,
+                    quote(&without.text)
+                )),
+                None if with.status != CallStatus::Ok => Judged::passed(None), // refused
+                None if learned(&with) == learned(&without) => continue,       // ignored so far
+                None => Judged::failed(format!(
+                    "the removed parameter `{param}` still changes the answer: {}",
+                    judge::first_difference(
+                        &learned(&without).join("\n"),
+                        &learned(&with).join("\n")
+                    )
+                )),
+            };
+            break;
+        }
         self.results.push(result(
             tool,
             TestKind::Changed,

@@ -403,6 +403,8 @@ mod tests {
             enforced: None,
             reason: None,
             differed: false,
+            reference: None,
+            answer: None,
         };
         let tests = [
             test("b", Check::AsBefore, CallStatus::Ok, 1),

@@ -12,17 +12,19 @@ use super::unknown::{PROBE_TOOLS, UnknownShape};
 use crate::server::session::{CallStatus, Outcome, Session};
 use crate::server::{LaunchConfig, ServerError};
 
-/// One session's calls of `calls`. A crash does not end them: the server is started again
-/// for the calls after it (in a fresh server, without what earlier calls made).
+/// One session's calls of `calls`, made `wait` after the server listed its tools. A crash does
+/// not end them: the server is started again for the calls after it (in a fresh server,
+/// without what earlier calls made).
 pub(super) async fn session_calls(
     root: &Path,
     config: &LaunchConfig,
     calls: &[PlannedCall],
-    timeout: Duration,
-    call_timeout: Duration,
+    (timeout, call_timeout): (Duration, Duration),
     probe: bool,
+    wait: Duration,
 ) -> Result<(Vec<Outcome>, Option<UnknownShape>), ServerError> {
     let mut session = Some(listed_session(root, config, timeout).await?);
+    tokio::time::sleep(wait).await;
     let mut outcomes: Vec<Outcome> = Vec::new();
     for call in calls {
         let plain_failed = call

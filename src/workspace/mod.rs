@@ -25,7 +25,7 @@ use std::path::PathBuf;
 
 pub use package::{Source, copy_tree, materialize};
 pub use recover::{EvolveLock, Recovery};
-pub use repo::Workspace;
+pub use repo::{NOTES_REF, Workspace};
 pub use tag::VersionTag;
 
 /// One evolved version: the commit tagged `v<number>`.

@@ -22,6 +22,9 @@ pub struct Workspace {
     pub(super) repo: Repository,
 }
 
+/// Where each version's evidence (what its checks compared, `validate::evidence`) is kept.
+pub const NOTES_REF: &str = "refs/notes/mcpevol";
+
 impl Workspace {
     /// Makes `root` (which must exist) a new repository whose `.gitignore` ignores
     /// `node_modules/`, keeping any lines already there.
@@ -282,6 +285,28 @@ impl Workspace {
                 rev: rev.to_string(),
                 path: path.to_string(),
             })
+    }
+
+    /// Keeps `text` as `rev`'s note under [`NOTES_REF`], replacing any: beside the commit, not in
+    /// it, so that the commit's id does not change with it.
+    pub fn set_note(&self, rev: &str, text: &str) -> Result<(), WorkspaceError> {
+        let oid = self.commit(rev)?.id();
+        let sig = Signature::new(IDENTITY.0, IDENTITY.1, &Time::new(EPOCH, 0))
+            .map_err(self.git("sign a note"))?;
+        self.repo
+            .note(&sig, &sig, Some(NOTES_REF), oid, text, true)
+            .map_err(self.git(&format!("write the note of {rev}")))?;
+        Ok(())
+    }
+
+    /// `rev`'s note under [`NOTES_REF`], if it has one.
+    pub fn note(&self, rev: &str) -> Result<Option<String>, WorkspaceError> {
+        let oid = self.commit(rev)?.id();
+        match self.repo.find_note(Some(NOTES_REF), oid) {
+            Ok(note) => Ok(note.message().ok().map(str::to_string)),
+            Err(e) if e.code() == git2::ErrorCode::NotFound => Ok(None),
+            Err(e) => Err(self.git(&format!("read the note of {rev}"))(e)),
+        }
     }
 
     /// The commit message of `rev`.

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 pub mod chat;
 pub mod drift;
 pub mod given;
+pub mod mutants;
 pub mod rounds;
 pub mod stub;
 
