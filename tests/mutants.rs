@@ -69,8 +69,8 @@ fn every_planted_defect_is_refused_or_unproven_naming_it_and_every_honest_contro
 }
 
 #[test]
-#[ignore = "debugging one mutant: MUTANT=name cargo test --test mutants one -- --ignored"]
-fn one() {
+#[ignore = "debugging one mutant: MUTANT=name cargo test --test mutants judged_alone -- --ignored"]
+fn the_mutant_named_in_the_environment_is_judged_alone_and_its_record_printed() {
     let name = std::env::var("MUTANT").unwrap();
     let all = mutants::all();
     let mutant = all.iter().find(|m| m.name == name).unwrap();
@@ -80,4 +80,38 @@ fn one() {
     let round = std::fs::read_to_string(dir.path().join(name).join(".mcpevol/round.json"))
         .unwrap_or_default();
     println!("{judged:?}\n{round}");
+}
+
+#[test]
+fn a_record_whose_verdicts_and_proof_were_taken_out_reads_back_failed_and_unproven() {
+    // The defect a hand can plant in a record rather than in a server: the fields that say
+    // what passed and what was proven, removed. They must not read back as their success.
+    let all = mutants::all();
+    let control = all
+        .iter()
+        .find(|m| m.name == "json-control-description")
+        .unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let judged = mutants::judge(&rt, control, dir.path());
+    assert_eq!(judged.proven, Some(true), "{judged:?}");
+    let work = dir.path().join(control.name);
+    let path = work.join(".mcpevol/round.json");
+    let mut round: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    for test in round["tests"].as_array_mut().unwrap() {
+        test.as_object_mut().unwrap().remove("verdict");
+    }
+    let object = round.as_object_mut().unwrap();
+    object.remove("proof");
+    for change in object["changes"].as_array_mut().unwrap() {
+        change.as_object_mut().unwrap().remove("proof");
+    }
+    let stripped: mcpevol::version_record::RoundRecord = serde_json::from_value(round).unwrap();
+    assert!(!stripped.proof.is_proven());
+    assert!(stripped.changes.iter().all(|c| !c.proof.is_proven()));
+    assert!(
+        (stripped.tests.iter()).all(|t| t.verdict == mcpevol::validate::Verdict::Failed),
+        "a missing verdict reads as failed"
+    );
 }
