@@ -15,8 +15,13 @@ use similar::{Algorithm, DiffOp};
 /// What a hole reads as in a normalised answer.
 pub const HOLE: &str = "<~>";
 
-/// How long the alignment of two answers may take before it settles for a coarser one.
-const DIFF_DEADLINE: std::time::Duration = std::time::Duration::from_secs(2);
+/// How long the alignment of two answers may take before it settles for a coarser one. Myers
+/// costs the answers' length times how much they differ: answers alike in all but a few values
+/// align in microseconds, whatever their length; only answers that differ nearly everywhere
+/// (a long listing of readings) run into the deadline, and for those a coarse alignment, one
+/// wide hole, is what a finer one would mostly find too. A round compares dozens of answers, so
+/// this is kept short.
+const DIFF_DEADLINE: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// The kinds of character a hole's values held.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -54,8 +59,25 @@ impl Alphabet {
         k
     }
 
-    fn allows(self, text: &str) -> bool {
-        Alphabet::of(text).0 & !self.widened() == 0
+    fn allows(self, other: Alphabet) -> bool {
+        other.0 & !self.widened() == 0
+    }
+}
+
+/// What a hole needs to know of a candidate value, read once: a value is tried against every
+/// hole of the run it replaces, and reading it per hole made long answers quadratic.
+#[derive(Debug, Clone, Copy)]
+struct Candidate {
+    alphabet: Alphabet,
+    chars: usize,
+}
+
+impl Candidate {
+    fn of(value: &str) -> Candidate {
+        Candidate {
+            alphabet: Alphabet::of(value),
+            chars: value.chars().count(),
+        }
     }
 }
 
@@ -86,9 +108,8 @@ impl Hole {
 
     /// Whether `value` could be one of this hole's values: the same kinds of character, and
     /// not far longer than the longest seen (an id that grows a digit, a date that gains one).
-    fn takes(&self, value: &str) -> bool {
-        let len = value.chars().count();
-        self.alphabet.allows(value) && len <= self.longest * 2 + 8
+    fn takes(&self, value: Candidate) -> bool {
+        self.alphabet.allows(value.alphabet) && value.chars <= self.longest * 2 + 8
     }
 }
 
@@ -276,12 +297,13 @@ impl Volatile {
                     new_len,
                 } => {
                     let value: String = theirs[new_index..new_index + new_len].concat();
+                    let candidate = Candidate::of(&value);
                     let beside = [old_index.checked_sub(1), Some(old_index)]
                         .into_iter()
                         .flatten()
                         .filter_map(|i| self.holes.get(i).copied().flatten())
                         .chain(self.gaps.get(&old_index).copied())
-                        .find(|h| h.takes(&value));
+                        .find(|h| h.takes(candidate));
                     match beside {
                         Some(_) => out.hole(),
                         None => out.literal(&value),
@@ -294,8 +316,9 @@ impl Volatile {
                     new_len,
                 } => {
                     let value: String = theirs[new_index..new_index + new_len].concat();
+                    let candidate = Candidate::of(&value);
                     let all_holes = (old_index..old_index + old_len)
-                        .all(|i| self.holes[i].is_some_and(|h| h.takes(&value)));
+                        .all(|i| self.holes[i].is_some_and(|h| h.takes(candidate)));
                     if all_holes {
                         for k in 0..old_len {
                             self.gap(old_index + k, &mut out);

@@ -94,3 +94,29 @@ fn the_masks_are_data_a_verdict_can_be_recomputed_from() {
     );
     assert_eq!(Volatile::default().normalize("x  \r\ny "), "x\ny");
 }
+
+#[test]
+fn a_long_answer_that_differs_everywhere_is_learned_as_holes_and_later_values_fit_them() {
+    // Readings that differ in every value and in their number of digits: the alignment runs
+    // into its deadline and settles for wide holes. A third sample with other readings must
+    // still normalise to the reference, and text of another kind in their place must not.
+    let listing = |seed: u64| {
+        let mut x = seed;
+        let mut out = String::from("{\"hourly\":[");
+        for _ in 0..6_000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let v = (x >> 33) % 100_000;
+            out.push_str(&format!("{}.{},", v / 1000, v % (1 + (x >> 60))));
+        }
+        out + "]}"
+    };
+    let v = Volatile::learn(&listing(1), &listing(2));
+    assert!(v.hole_share() > 0.5, "{}", v.hole_share());
+    assert_eq!(v.normalize(&listing(3)), v.reference());
+    assert_ne!(
+        v.normalize(&listing(3).replace("\"hourly\"", "\"error\"")),
+        v.reference()
+    );
+}
