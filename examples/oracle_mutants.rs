@@ -6,7 +6,7 @@
 //!     cargo run --release --example oracle_mutants
 //!
 //! Needs what `scripts/test.sh` installs (the fixtures' node_modules and Python environment). A
-//! measurement, not a test: `tests/mutants.rs` asserts the same outcomes.
+//! measurement, not a test: `tests/it/mutants.rs` asserts the same outcomes.
 
 #[path = "../tests/common/mutants.rs"]
 mod mutants;

@@ -1,5 +1,5 @@
 //! Exit codes: distinct for the failures a script handles differently (retry later, fix the
-//! server, fix the command line), documented in the README.
+//! server, fix the command line), documented in the README's exit-code table.
 
 use mcpevol::evolve::EvolveError;
 use mcpevol::init::InitError;

@@ -3,7 +3,7 @@
 //! the tool is gone, a new required parameter the call does not set, a removed parameter the
 //! call sets, a changed type the call's value does not fit, a tighter bound the call's value
 //! violates, an enum value the call uses removed. The replay's verdict stands beside it; where
-//! they disagree, the README says why.
+//! they disagree, docs/drift.md says why.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};

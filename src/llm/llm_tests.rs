@@ -1,5 +1,5 @@
 //! Unit tests of the LLM module that need no endpoint: configuration, backoff, replay.
-//! The client against a stub endpoint is tested in `tests/llm_client.rs`.
+//! The client against a stub endpoint is tested in `tests/it/llm_client.rs`.
 
 use std::collections::HashMap;
 use std::time::Duration;

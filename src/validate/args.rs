@@ -417,7 +417,7 @@ mod tests {
         }
     }
 
-    /// Found by the property test of tests/untrusted_input.rs: numbers of nineteen digits
+    /// Found by the property test of tests/it/untrusted_input.rs: numbers of nineteen digits
     /// counted as [`VALUE_BYTES`] each made a billion of them 1.4 MB.
     #[test]
     fn a_billion_huge_integers_count_by_their_real_size() {

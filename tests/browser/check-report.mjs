@@ -4,7 +4,7 @@
 // itself, reads the counts of its sections (the drift matrices cell by cell, with their
 // computed colours), opens every diff and saves screenshots: the whole page, its top
 // (-top.png), the first drift matrix (-drift.png) and the first diff (-diff.png).
-// Prints one JSON document. Used by tests/report.rs.
+// Prints one JSON document. Used by tests/it/report.rs.
 // Usage: node check-report.mjs CHROMIUM REPORT.html SCREENSHOT.png
 import { createRequire } from "node:module";
 

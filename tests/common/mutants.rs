@@ -5,7 +5,7 @@
 //! refused, or committed unproven, with a reason that names it; each honest control beside them
 //! must commit proven. A mutant with model cases goes through the model path instead, a STUB
 //! endpoint (`stub.rs`) answering the choice, the edits and the cases, so that what a model's
-//! own cases may prove is measured too. Shared by `tests/mutants.rs` and
+//! own cases may prove is measured too. Shared by `tests/it/mutants.rs` and
 //! `examples/oracle_mutants.rs`.
 //!
 //! Over 500 lines on purpose: [`all`] is the suite's table, one short entry per mutant, which

@@ -1,0 +1,125 @@
+//! A batch form as a new tool: the rules add `<tool>_batch`, which takes `items` (argument sets
+//! of the tool) and answers each set's answer in order, and claim it; the oracle calls it with
+//! two sets and sees both answers, and the addition commits proven. A batch form that answers
+//! one set only, or does not run the tool at all, is rejected.
+
+use crate::common;
+
+use mcpevol::evolve::RoundStatus;
+use mcpevol::mutate::{ConstraintKind, Context, Proposal, rules};
+use mcpevol::operators::Builtin;
+use mcpevol::validate::{Compared, Effect, Verdict};
+use mcpevol::version_record::RoundRecord;
+
+use crate::common::given::{self, hunk, one_round};
+
+/// The rules' Tool Addition on `count_fruit` of the fixture in `work`, for the first seed that
+/// makes a batch form.
+fn batch_of_count(work: &std::path::Path) -> Proposal {
+    let inventory = mcpevol::anchor::anchor(work).unwrap();
+    let avoid = ["list_fruit".to_string()];
+    (1..60)
+        .map(|seed| {
+            let ctx = Context {
+                root: work,
+                inventory: &inventory,
+                seed,
+                avoid: &avoid,
+                answering: &["count_fruit".into()],
+                multiline: &[],
+                json: &[],
+                constraint: ConstraintKind::Bound,
+            };
+            rules::propose(Builtin::ToolAddition, &ctx).unwrap()
+        })
+        .find(|p| p.effects.iter().any(|e| matches!(e, Effect::Batch { .. })))
+        .expect("some seed adds a batch form")
+}
+
+fn round_with(backend: &mcpevol::evolve::Backend) -> (RoundStatus, String, Option<RoundRecord>) {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let work = common::oracle_fixture(&rt, "pages", &dir.path().join("w"));
+    one_round(&rt, &work, backend)
+}
+
+/// `count_fruit_batch` registered beside `count_fruit` with `body` as its handler's body (it
+/// sees `items`), claimed as a batch form of `count_fruit`.
+fn claimed_batch(body: &str) -> mcpevol::evolve::Backend {
+    let anchor = "await server.connect(";
+    given::proposal(
+        "O1",
+        &["count_fruit"],
+        &["count_fruit_batch"],
+        vec![hunk(
+            anchor,
+            &format!(
+                "server.tool(\n  \"count_fruit_batch\",\n  \"Count the fruit for each of several texts, in order\",\n  {{ items: z.array(z.object({{ text: z.string() }})).min(1) }},\n  async ({{ items }}) => {{ {body} }},\n);\n\n{anchor}"
+            ),
+        )],
+        vec![Effect::Batch {
+            tool: "count_fruit_batch".into(),
+            source: "count_fruit".into(),
+            items: "items".into(),
+        }],
+    )
+}
+
+#[test]
+fn the_rules_batch_form_runs_the_tool_on_each_set_and_commits_proven_by_its_claim() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let work = common::oracle_fixture(&rt, "pages", &dir.path().join("w"));
+    let proposal = batch_of_count(&work);
+    assert_eq!(
+        proposal.added,
+        ["count_fruit_batch"],
+        "{}",
+        proposal.summary
+    );
+    let written: String = proposal.hunks.iter().map(|h| h.replace.as_str()).collect();
+    assert!(written.contains("items: z.array(z.object({"), "{written}");
+    // What the description says is what the handler does: at most ten sets, stop at an error.
+    assert!(
+        written.contains(".max(10)") && written.contains("10"),
+        "{written}"
+    );
+    assert!(written.contains("if (answer?.isError)"), "{written}");
+    let (round, claim) =
+        given::claim_checked(&rt, &work, proposal, |e| matches!(e, Effect::Batch { .. }));
+    assert_eq!(claim.verdict, Verdict::Passed, "{claim:?}");
+    assert_eq!(claim.compared, Some(Compared::Output), "{claim:?}");
+    assert_eq!(
+        claim.arguments["items"].as_array().map(Vec::len),
+        Some(2),
+        "{claim:?}"
+    );
+    assert!(round.proof.is_proven(), "{:?}", round.proof);
+}
+
+#[test]
+fn a_batch_form_that_answers_its_first_set_only_is_rejected() {
+    let (status, reason, _) = round_with(&claimed_batch(
+        "const text = items[0].text; return { content: [{ type: \"text\", text: String(FRUIT.filter((f) => f.includes(text)).length) }] };",
+    ));
+    assert_eq!(status, RoundStatus::Failed, "{reason}");
+    assert!(reason.contains("2 argument sets"), "{reason}");
+}
+
+#[test]
+fn a_batch_form_that_does_not_run_the_tool_is_rejected() {
+    let (status, reason, _) = round_with(&claimed_batch(
+        "return { content: items.map(() => ({ type: \"text\", text: \"done\" })) };",
+    ));
+    assert_eq!(status, RoundStatus::Failed, "{reason}");
+    assert!(reason.contains("2 argument sets"), "{reason}");
+}
+
+#[test]
+fn the_honest_counterpart_of_the_given_batch_form_commits() {
+    let (status, reason, round) = round_with(&claimed_batch(
+        "return { content: items.map(({ text }) => ({ type: \"text\", text: String(FRUIT.filter((f) => f.includes(text)).length) })) };",
+    ));
+    assert_eq!(status, RoundStatus::Committed, "{reason}");
+    assert!(round.unwrap().proof.is_proven(), "{reason}");
+}

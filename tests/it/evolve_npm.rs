@@ -1,0 +1,96 @@
+//! Every real npm server of servers-npm/ evolves to v5 with the rules backend, every round
+//! validated against the running server.
+
+use crate::common;
+
+use mcpevol::catalog::Catalog;
+use mcpevol::evolve::{self, Backend, EvolveOptions};
+use mcpevol::init::{InitOptions, init};
+use mcpevol::workspace::Workspace;
+
+/// Servers evolved at once: most of a round is waiting on node, not computing.
+const PARALLEL: usize = 3;
+
+#[test]
+fn every_real_server_reaches_v5_with_the_rules_backend() {
+    let dir = common::repo().join("servers-npm");
+    common::require_npm_install(&dir);
+    let catalog = Catalog::load(&dir.join("servers.toml")).unwrap();
+    let mut packages = Vec::new();
+    for entry in &catalog.servers {
+        if !packages
+            .iter()
+            .any(|(_, e): &(String, &mcpevol::catalog::CatalogEntry)| e.package == entry.package)
+        {
+            packages.push((entry.id.clone(), entry));
+        }
+    }
+    assert!(packages.len() >= 12);
+    let scratch = tempfile::tempdir().unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let results: Vec<(String, Result<Vec<String>, String>)> = rt.block_on(async {
+        let mut out = Vec::new();
+        for chunk in packages.chunks(PARALLEL) {
+            let runs = chunk.iter().map(|(id, entry)| {
+                let work = scratch.path().join(id);
+                let source = entry.package_dir(&dir).to_string_lossy().into_owned();
+                let launch = entry.launch_config(&dir);
+                async move {
+                    let init_opts = InitOptions::new(Some(launch));
+                    let opts = EvolveOptions::new(5, 2026);
+                    let result = async {
+                        init(&source, &work, &init_opts)
+                            .await
+                            .map_err(|e| e.to_string())?;
+                        let rounds = evolve::evolve(&work, &Backend::Rules, &opts, |_| {})
+                            .await
+                            .map_err(|e| e.to_string())?;
+                        Ok(rounds
+                            .iter()
+                            .map(|r| {
+                                format!(
+                                    "{} {} {}",
+                                    r.version,
+                                    format!("{:?}", r.status).to_lowercase(),
+                                    r.operator.as_ref().map_or("-", |o| o.as_str())
+                                )
+                            })
+                            .collect())
+                    };
+                    (id.clone(), result.await)
+                }
+            });
+            out.extend(futures::future::join_all(runs).await);
+        }
+        out
+    });
+    let mut failures = Vec::new();
+    for (id, result) in &results {
+        match result {
+            Ok(rounds) => {
+                println!("{id:<22} {}", rounds.join(", "));
+                let ws = Workspace::open(&scratch.path().join(id)).unwrap();
+                let tags: Vec<String> = ws
+                    .versions()
+                    .unwrap()
+                    .into_iter()
+                    .map(|v| v.tag.to_string())
+                    .collect();
+                // Failed tries are allowed (they are rolled back, recorded and retried); the
+                // server must still reach v5.
+                if tags.len() != 6 {
+                    failures.push(format!("{id}: {rounds:?}"));
+                }
+                if !ws.dirty_paths().unwrap().is_empty() {
+                    failures.push(format!("{id}: dirty after evolving"));
+                }
+            }
+            Err(e) => failures.push(format!("{id}: {e}")),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "servers that did not reach v5:\n{}",
+        failures.join("\n")
+    );
+}
