@@ -100,6 +100,13 @@ pub fn parse(text: &str) -> Result<Vec<Named>, BadLine> {
     {
         return parse_array(text);
     }
+    // A client's log has lines with a message after a prefix, and lines with none, which are
+    // skipped. A file without any such message line is JSON lines, where a line that is not
+    // JSON is a mistake to name, not a log line to pass over.
+    let is_log = text
+        .lines()
+        .map(str::trim)
+        .any(|l| !opens_json(l) && l.contains('{'));
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line_no = i + 1;
@@ -108,6 +115,12 @@ pub fn parse(text: &str) -> Result<Vec<Named>, BadLine> {
             continue;
         }
         let bad = |why: String| BadLine { line: line_no, why };
+        if !is_log && !opens_json(trimmed) {
+            return Err(bad(
+                "not a JSON value, in a file of JSON lines (one call or JSON-RPC message a line)"
+                    .to_string(),
+            ));
+        }
         if opens_json(trimmed) {
             let value: Value =
                 serde_json::from_str(trimmed).map_err(|e| bad(format!("not a JSON value: {e}")))?;
@@ -348,6 +361,17 @@ mod tests {
             assert_eq!(err.line, line, "{text:?}: {err:?}");
             assert!(err.why.contains(words), "{text:?}: {err:?}");
         }
+    }
+
+    #[test]
+    fn a_line_that_is_not_json_in_a_file_of_json_lines_is_refused_with_its_number() {
+        let text = "{\"name\": \"a\"}\nname: b\n{\"name\": \"c\"}\n";
+        let bad = parse(text).unwrap_err();
+        assert_eq!(bad.line, 2, "{bad:?}");
+        assert!(bad.why.contains("not a JSON value"), "{bad:?}");
+        // In a client's log, lines without a message are its other lines, and are skipped.
+        let log = "2025-01-01 [srv] [info] starting\n2025-01-01 [srv] [info] Message from client: {\"method\":\"tools/call\",\"params\":{\"name\":\"a\"}}\n";
+        assert_eq!(names(log), ["a"]);
     }
 
     #[test]
