@@ -209,6 +209,22 @@ pub enum RejectionKind {
 }
 
 impl RoundRecord {
+    /// What made this version, for a person: its operator; for a release of several
+    /// operators' changes, "release:" and their operators; "original" for `v0`.
+    pub fn made_by(&self) -> String {
+        match (&self.operator, self.changes.as_slice()) {
+            (Some(id), _) => id.to_string(),
+            (None, []) => "original".to_string(),
+            (None, changes) => {
+                let ops: Vec<String> = changes
+                    .iter()
+                    .map(|c| c.proposal.operator.to_string())
+                    .collect();
+                format!("release: {}", ops.join("+"))
+            }
+        }
+    }
+
     /// The record of `v0`, the original server: no change, its tools' first answers.
     pub fn original(summary: String, tests: Vec<TestResult>) -> RoundRecord {
         RoundRecord {

@@ -256,17 +256,14 @@ fn operator(v: &VersionView) -> String {
     match (&v.record.operator, &v.record.operator_name) {
         (Some(id), Some(name)) => format!("<b>{}</b> {}", esc(&id.to_string()), esc(name)),
         (Some(id), None) => format!("<b>{}</b>", esc(&id.to_string())),
-        _ => "original".into(),
+        _ => esc(&v.record.made_by()),
     }
 }
 
 fn timeline(s: &ServerView) -> String {
     let mut list = String::new();
     for item in s.timeline() {
-        let op = esc(&item
-            .operator
-            .as_ref()
-            .map_or("original".to_string(), |o| o.to_string()));
+        let op = esc(&item.made_by);
         let t = esc(&item.version.to_string());
         match &item.failed {
             None => {

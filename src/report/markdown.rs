@@ -93,21 +93,13 @@ fn server(s: &ServerView) -> String {
         .map(|item| match item.failed {
             Some(why) => format!("{} failed ({why})", item.version),
             None if item.stages.is_empty() => {
-                format!(
-                    "{} {}",
-                    item.version,
-                    item.operator
-                        .as_ref()
-                        .map_or("original".to_string(), |o| o.to_string())
-                )
+                format!("{} {}", item.version, item.made_by)
             }
             None => format!(
                 "{} [{}] {}",
                 item.version,
                 item.stages.join(", "),
-                item.operator
-                    .as_ref()
-                    .map_or("original".to_string(), |o| o.to_string())
+                item.made_by
             ),
         })
         .collect();
@@ -117,7 +109,7 @@ fn server(s: &ServerView) -> String {
     for v in &s.versions {
         let op = match (&v.record.operator, &v.record.operator_name) {
             (Some(id), Some(name)) => format!("{id} {name}"),
-            _ => "original".into(),
+            _ => v.record.made_by(),
         };
         let _ = writeln!(
             out,

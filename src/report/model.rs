@@ -11,7 +11,6 @@ use super::highlight;
 use crate::batch::summary::{ServerSummary, Summary};
 use crate::evolve::RoundStatus;
 use crate::history;
-use crate::operators::OperatorId;
 use crate::validate::Tally;
 use crate::version_record::RoundRecord;
 use crate::workspace::{Version, VersionTag, Workspace};
@@ -80,8 +79,8 @@ pub struct ServerView {
 pub struct TimelineItem {
     pub version: VersionTag,
     pub stages: Vec<String>,
-    /// None for the original version.
-    pub operator: Option<OperatorId>,
+    /// What made the version (`RoundRecord::made_by`), or the operator a failed round tried.
+    pub made_by: String,
     /// Why the round failed; None for a committed version.
     pub failed: Option<String>,
 }
@@ -97,7 +96,7 @@ impl ServerView {
                 let item = TimelineItem {
                     version: v.version.tag,
                     stages: v.stages.clone(),
-                    operator: v.record.operator.clone(),
+                    made_by: v.record.made_by(),
                     failed: None,
                 };
                 (v.version.number(), false, item)
@@ -112,7 +111,10 @@ impl ServerView {
             let item = TimelineItem {
                 version: r.version,
                 stages: Vec::new(),
-                operator: r.operator.clone(),
+                made_by: r
+                    .operator
+                    .as_ref()
+                    .map_or("-".to_string(), |o| o.to_string()),
                 failed: Some(r.reason.clone().unwrap_or_default()),
             };
             items.push((r.version.number(), true, item));

@@ -113,6 +113,16 @@ fn a_release_has_several_changes_each_with_its_own_proof_and_patterns() {
         let item = format!("<li>{} {} on <code>", c.proposal.operator, c.operator_name);
         assert!(page.contains(&item), "{item} not in the report");
     }
+    // The timeline names what made the release, never "original" (which only v0 is).
+    let at = page
+        .find("data-version=\"v1\"")
+        .expect("v1 in the timeline");
+    let entry = &page[at..at + page[at..].find("</li>").unwrap()];
+    assert!(!entry.contains("original"), "{entry}");
+    for c in &record.changes {
+        let op = c.proposal.operator.to_string();
+        assert!(entry.contains(&op), "{op} not in the timeline's {entry}");
+    }
 }
 
 /// The HTML report of a workspace.
