@@ -2,7 +2,7 @@
 //! [`super::wrap`]) and as the claim the oracle checks: a description never promises more than
 //! the code written beside it.
 
-use super::wrap::Around;
+use super::around::Around;
 use crate::validate::Effect;
 use crate::validate::effect::Layout;
 

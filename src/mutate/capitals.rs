@@ -9,8 +9,9 @@
 use std::path::Path;
 
 use super::MutateError;
+use super::around::Around;
 use super::splice::Edits;
-use super::wrap::{self, Around};
+use super::wrap;
 use crate::inventory::{ParamSite, Tool};
 use crate::validate::Effect;
 

@@ -3,6 +3,7 @@
 //! Every backend produces the same [`Proposal`]: search/replace hunks per file, applied by
 //! [`crate::hunks`]. Everything after the proposal (check, validate, commit) is shared.
 
+pub mod around;
 mod batch_form;
 pub mod behaviours;
 mod capitals;

@@ -8,6 +8,7 @@
 
 use std::path::Path;
 
+use super::around;
 use super::batch_form;
 use super::behaviours::{Bound, LAYOUTS, NEW_PARAMS, NewParam, Takes, around_params_in};
 use super::capitals;
@@ -754,7 +755,7 @@ impl Draft<'_> {
         // runs; a handler under a plain JSON schema reads its arguments as sent, so a caller
         // that still sends the parameter would still get its effect. The wrapper takes it out.
         if schema.json && wrap::wrappable(self.root, tool).is_ok() {
-            let around = wrap::drop_param(wrap::is_python_handler(tool), &site.name);
+            let around = around::drop_param(wrap::is_python_handler(tool), &site.name);
             wrap::wrap(&mut self.e, self.root, tool, &around)?;
         }
         Ok(site.name.clone())

@@ -10,17 +10,10 @@ use std::path::Path;
 use tree_sitter::Node;
 
 use super::MutateError;
+use super::around::Around;
 use super::splice::{Edits, indent_at};
 use crate::anchor::grammar::Lang;
 use crate::inventory::{Span, Tool};
-
-/// Code run around a handler, in JavaScript that is also valid TypeScript.
-pub struct Around {
-    /// Statements before the call; they see `input` and may `return` an answer instead.
-    pub before: String,
-    /// Statements after the call; they see `input` and may reassign `result`.
-    pub after: String,
-}
 
 /// Where a tool's calls can be intercepted.
 #[derive(Debug, Clone, PartialEq)]
@@ -57,21 +50,6 @@ pub fn wrappable_here(tool: &Tool) -> Result<(), &'static str> {
         | crate::inventory::Style::If
         | crate::inventory::Style::Other => Ok(()),
         _ => Err("its handler is called by a router in another module, which is not wrapped"),
-    }
-}
-
-/// Code that takes `param` out of the call's arguments before the handler sees them, so that
-/// a removed parameter sent anyway has no effect (`python`: the handler is Python's).
-pub fn drop_param(python: bool, param: &str) -> Around {
-    let key = serde_json::to_string(param).expect("a string serializes");
-    let before = if python {
-        format!("if isinstance(arguments, dict):\n    arguments.pop({key}, None)")
-    } else {
-        format!("if (input && typeof input === \"object\") {{\ndelete input[{key}];\n}}")
-    };
-    Around {
-        before,
-        after: String::new(),
     }
 }
 

@@ -35,32 +35,6 @@ fn code(text: &str) -> String {
         .join("\n")
 }
 
-/// The names that follow `prefix` (`crate::`, `super::`) in `code`, braces opened:
-/// `crate::{a, b::c}` names `a` and `b`.
-fn names_after(code: &str, prefix: &str) -> BTreeSet<String> {
-    let ident = |s: &str| -> String {
-        s.chars()
-            .take_while(|c| c.is_alphanumeric() || *c == '_')
-            .collect()
-    };
-    let mut out = BTreeSet::new();
-    for (at, _) in code.match_indices(prefix) {
-        let before = code[..at].chars().next_back();
-        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
-            continue;
-        }
-        let rest = &code[at + prefix.len()..];
-        if let Some(group) = rest.strip_prefix('{') {
-            let group = &group[..group.find('}').unwrap_or(group.len())];
-            out.extend(group.split(',').map(|p| ident(p.trim())));
-        } else {
-            out.insert(ident(rest));
-        }
-    }
-    out.remove("");
-    out
-}
-
 /// Pairs of nodes that reach each other, each pair once.
 fn cycles(graph: &Graph) -> Vec<(String, String)> {
     let reach = |from: &str| {
@@ -86,8 +60,83 @@ fn cycles(graph: &Graph) -> Vec<(String, String)> {
     out
 }
 
-/// The import graphs of the library: between top-level modules, and between the files of
-/// each folder (keyed `folder/file`).
+/// The module path of a library file: `src/mutate/python/wrap.rs` is `mutate::python::wrap`,
+/// `src/mutate/python/mod.rs` is `mutate::python`.
+fn module_path(src: &Path, file: &Path) -> Vec<String> {
+    let rel = file.strip_prefix(src).unwrap().with_extension("");
+    let mut parts: Vec<String> = rel.iter().map(|p| p.to_string_lossy().into()).collect();
+    if parts.last().is_some_and(|n| n == "mod") {
+        parts.pop();
+    }
+    parts
+}
+
+/// The paths a file's code names from the crate's root: `crate::a::b`, and `super::` and
+/// `self::` paths resolved against the file's own module (`super::super::x` in
+/// `mutate::python::wrap` is `mutate::x`). Brace groups are opened one level.
+fn resolved_paths(code: &str, module: &[String]) -> Vec<Vec<String>> {
+    let ident = |s: &str| -> String {
+        s.chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let mut out = Vec::new();
+    for (at, _) in code.match_indices(|c: char| c == 'c' || c == 's') {
+        let before = code[..at].chars().next_back();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+            continue;
+        }
+        let mut rest = &code[at..];
+        let mut base: Vec<String> = if let Some(r) = rest.strip_prefix("crate::") {
+            rest = r;
+            Vec::new()
+        } else if rest.starts_with("super::") || rest.starts_with("self::") {
+            let mut base = module.to_vec();
+            while let Some(r) = rest.strip_prefix("super::") {
+                base.pop();
+                rest = r;
+            }
+            if let Some(r) = rest.strip_prefix("self::") {
+                rest = r;
+            }
+            base
+        } else {
+            continue;
+        };
+        // The named segments: `a::b::{c, d}` gives a::b::c and a::b::d.
+        loop {
+            if let Some(group) = rest.strip_prefix('{') {
+                let group = &group[..group.find('}').unwrap_or(group.len())];
+                for item in group.split(',') {
+                    let mut path = base.clone();
+                    path.extend(item.trim().split("::").map(ident).filter(|s| !s.is_empty()));
+                    out.push(path);
+                }
+                break;
+            }
+            let seg = ident(rest);
+            if seg.is_empty() {
+                out.push(base);
+                break;
+            }
+            rest = &rest[seg.len()..];
+            base.push(seg);
+            match rest.strip_prefix("::") {
+                Some(r) => rest = r,
+                None => {
+                    out.push(base);
+                    break;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The import graphs of the library: between top-level modules, and between all its modules
+/// (every file, keyed by its module path: `mutate::python::wrap`). A module's use of what an
+/// ancestor of it defines (a folder's error type in its `mod.rs`) is not counted: a child
+/// builds on its parent's shared definitions.
 fn graphs(src: &Path) -> (Graph, Graph) {
     let lib = std::fs::read_to_string(src.join("lib.rs")).unwrap();
     let top_modules: BTreeSet<String> = lib
@@ -96,38 +145,39 @@ fn graphs(src: &Path) -> (Graph, Graph) {
         .map(str::to_string)
         .collect();
     assert!(top_modules.len() > 10, "lib.rs lists the modules");
-    let (mut top, mut within) = (Graph::new(), Graph::new());
     let mut files = Vec::new();
     sources(src, &mut files);
-    for file in files {
-        let rel = file.strip_prefix(src).unwrap().with_extension("");
-        let parts: Vec<String> = rel.iter().map(|p| p.to_string_lossy().into()).collect();
-        let name = parts.last().unwrap();
-        // The binary (main.rs, cli/) sits above the library; tests import what they test.
-        if ["main", "lib", "cli"].contains(&parts[0].as_str()) || name.ends_with("_tests") {
-            continue;
-        }
-        let code = code(&std::fs::read_to_string(&file).unwrap());
-        let module = &parts[0];
-        for used in names_after(&code, "crate::") {
-            if top_modules.contains(&used) && used != *module {
-                top.entry(module.clone()).or_default().insert(used);
-            }
-        }
-        if parts.len() >= 2 && name != "mod" {
-            let folder = src.join(module);
-            let sibling = |n: &String| {
-                n != &parts[1]
-                    && (folder.join(format!("{n}.rs")).is_file() || folder.join(n).is_dir())
+    // The binary (main.rs, cli/) sits above the library; tests import what they test.
+    files.retain(|f| {
+        let path = module_path(src, f);
+        !["main", "lib", "cli"].contains(&path[0].as_str())
+            && !path.last().unwrap().ends_with("_tests")
+    });
+    let modules: BTreeSet<Vec<String>> = files.iter().map(|f| module_path(src, f)).collect();
+    let (mut top, mut within) = (Graph::new(), Graph::new());
+    for file in &files {
+        let code = code(&std::fs::read_to_string(file).unwrap());
+        let module = module_path(src, file);
+        for path in resolved_paths(&code, &module) {
+            // The module that defines what the path names: its longest prefix that is a file.
+            let Some(target) = (1..=path.len())
+                .rev()
+                .map(|n| path[..n].to_vec())
+                .find(|p| modules.contains(p))
+            else {
+                continue;
             };
-            let nested = names_after(&code, &format!("crate::{module}::"));
-            for used in names_after(&code, "super::").union(&nested) {
-                if sibling(used) {
-                    within
-                        .entry(format!("{module}/{}", parts[1]))
-                        .or_default()
-                        .insert(format!("{module}/{used}"));
-                }
+            if target[0] != module[0] && top_modules.contains(&target[0]) {
+                top.entry(module[0].clone())
+                    .or_default()
+                    .insert(target[0].clone());
+            }
+            let ancestor_or_self = module.starts_with(&target);
+            if target[0] == module[0] && !ancestor_or_self {
+                within
+                    .entry(module.join("::"))
+                    .or_default()
+                    .insert(target.join("::"));
             }
         }
     }
@@ -144,8 +194,8 @@ fn no_module_imports_one_that_imports_it_back() {
     );
     assert!(
         within
-            .get("report/html")
-            .is_some_and(|d| d.contains("report/svg")),
+            .get("report::html")
+            .is_some_and(|d| d.contains("report::svg")),
         "the graph within folders is read ({within:?})"
     );
     assert_eq!(
@@ -156,21 +206,30 @@ fn no_module_imports_one_that_imports_it_back() {
     assert_eq!(
         cycles(&within),
         vec![],
-        "files of one folder importing each other"
+        "modules within one top-level module importing each other"
     );
 }
 
 #[test]
-fn the_check_finds_a_cycle_through_a_third_module_and_reads_brace_groups() {
+fn the_check_finds_a_cycle_through_a_third_module_and_resolves_brace_groups_and_super_paths() {
     let code = code(
         "use crate::{anchor, evolve::Options};\n// crate::commented\nfn f() { crate::schema::diff(); }\n#[cfg(test)]\nmod tests { use crate::report; }\n",
     );
+    let module: Vec<String> = ["mutate", "python", "wrap"].map(String::from).to_vec();
+    let names = |paths: Vec<Vec<String>>| -> Vec<String> {
+        paths.into_iter().map(|p| p.join("::")).collect()
+    };
     assert_eq!(
-        names_after(&code, "crate::"),
-        ["anchor", "evolve", "schema"]
-            .map(String::from)
-            .into_iter()
-            .collect()
+        names(resolved_paths(&code, &module)),
+        ["anchor", "evolve::Options", "schema::diff"]
+    );
+    assert_eq!(
+        names(resolved_paths(
+            "use super::super::wrap::Around;\nuse super::string;",
+            &module
+        )),
+        ["mutate::wrap::Around", "mutate::python::string"],
+        "super:: climbs one module a time"
     );
     let mut graph = Graph::new();
     graph.entry("a".into()).or_default().insert("b".into());

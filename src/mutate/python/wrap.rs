@@ -14,8 +14,8 @@ use std::path::Path;
 use tree_sitter::Node;
 
 use super::super::MutateError;
+use super::super::around::Around;
 use super::super::splice::{Edits, indent_at};
-use super::super::wrap::Around;
 use crate::anchor::grammar::Lang;
 use crate::inventory::{Style, Tool};
 
