@@ -81,7 +81,7 @@ fn resolved_paths(code: &str, module: &[String]) -> Vec<Vec<String>> {
             .collect()
     };
     let mut out = Vec::new();
-    for (at, _) in code.match_indices(|c: char| c == 'c' || c == 's') {
+    for (at, _) in code.match_indices(['c', 's']) {
         let before = code[..at].chars().next_back();
         if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
             continue;
