@@ -1,5 +1,8 @@
-//! Every real npm server of servers-npm/ evolves to v5 with the rules backend, every round
-//! validated against the running server.
+//! Real npm servers of servers-npm/ evolve to v5 with the rules backend, every round validated
+//! against the running server: in the suite, every third package (a sample that keeps CI short
+//! and still spawns real servers of several styles); all of them with
+//! `MCPEVOL_TEST_ALL_SERVERS=1`, or `cargo run --release --example seed_sweep --
+//! servers-npm/servers.toml 2026`, which also prints what was proven.
 
 use crate::common;
 
@@ -12,7 +15,7 @@ use mcpevol::workspace::Workspace;
 const PARALLEL: usize = 3;
 
 #[test]
-fn every_real_server_reaches_v5_with_the_rules_backend() {
+fn real_servers_reach_v5_with_the_rules_backend() {
     let dir = common::repo().join("servers-npm");
     common::require_npm_install(&dir);
     let catalog = Catalog::load(&dir.join("servers.toml")).unwrap();
@@ -26,6 +29,9 @@ fn every_real_server_reaches_v5_with_the_rules_backend() {
         }
     }
     assert!(packages.len() >= 12);
+    if std::env::var_os("MCPEVOL_TEST_ALL_SERVERS").is_none() {
+        packages = packages.into_iter().step_by(3).collect();
+    }
     let scratch = tempfile::tempdir().unwrap();
     let rt = tokio::runtime::Runtime::new().unwrap();
     let results: Vec<(String, Result<Vec<String>, String>)> = rt.block_on(async {
