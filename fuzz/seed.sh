@@ -13,7 +13,7 @@ while IFS= read -r f; do
   { printf "$lang"; cat "$f"; } >"$corpus/anchor_source/$(echo "$f" | tr / _)"
 done < <(find fixtures servers-npm -path '*/node_modules' -prune -o -type f \
            \( -name '*.js' -o -name '*.ts' -o -name '*.mjs' -o -name '*.cjs' \) -print)
-# Unterminated literals ending in a multi-byte character (src/anchor/syntax.rs tests).
+# Unterminated literals ending in a multi-byte character (crates/anchor/src/syntax.rs tests).
 printf '\x00server.tool("\xc3\xa9\n, {}, async () => {});' >"$corpus/anchor_source/unterminated-e-acute"
 printf '\x01const ToolName = { ECHO: "ech\xe2\x82\xac\n};' >"$corpus/anchor_source/unterminated-euro"
 

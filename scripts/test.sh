@@ -16,8 +16,8 @@ fi
 # the full run, as CI does it, is this script without the flag.
 if [ "${1:-}" = "--quick" ]; then
   shift
-  exec cargo test --locked --lib --bins --tests "$@" -- \
+  exec cargo test --locked --workspace --lib --bins --tests "$@" -- \
     --skip evolve_npm:: --skip evolve_pypi:: --skip evolve_unseen:: --skip servers_npm:: --skip drift_npm::
 fi
 # --lib --bins --tests: no doc tests, of which there are none (their empty summary would close the log).
-cargo test --locked --lib --bins --tests "$@"
+cargo test --locked --workspace --lib --bins --tests "$@"

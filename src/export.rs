@@ -122,7 +122,11 @@ pub fn export(
         let tmp = into.join(TMP_DIR).join(&key);
         mcp.mcp_servers.insert(
             key,
-            entry(&LaunchConfig::for_package(&folder)?, &folder, &tmp)?,
+            entry(
+                &LaunchConfig::for_package(&folder).map_err(crate::server::ServerError::from)?,
+                &folder,
+                &tmp,
+            )?,
         );
     }
     let text = serde_json::to_string_pretty(&mcp).expect("mcp.json serializes") + "\n";

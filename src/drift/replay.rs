@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::{Call, DriftError, DriftOptions};
 use crate::server::session::{CallStatus, Outcome, Session};
-use crate::server::{LaunchConfig, ServerError};
+use crate::server::{LaunchConfig, LaunchError, ServerError};
 use crate::validate::{self, Observation, PlannedCall, UnknownShape};
 use crate::workspace::Workspace;
 
@@ -26,7 +26,8 @@ impl Snapshot {
             .tempdir()
             .map_err(SnapshotError::Scratch)?;
         ws.snapshot(tag, dir.path())?;
-        let config = LaunchConfig::for_package(dir.path())?;
+        let config =
+            LaunchConfig::for_package(dir.path()).map_err(crate::server::ServerError::from)?;
         Ok(Snapshot { dir, config })
     }
 }
@@ -58,10 +59,10 @@ pub(super) async fn observe(
     opts: &DriftOptions,
 ) -> Result<Original, DriftError> {
     let snapshot = Snapshot::of(ws, tag).map_err(|e| {
-        DriftError::Original(ServerError::BadConfig {
+        DriftError::Original(ServerError::Launch(LaunchError::BadConfig {
             path: ws.root().to_path_buf(),
             why: e.to_string(),
-        })
+        }))
     })?;
     let planned: Vec<PlannedCall> = calls
         .iter()

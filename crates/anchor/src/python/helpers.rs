@@ -1,0 +1,297 @@
+//! Decorators of a server's own making that register what they decorate as a tool:
+//! `def register_tool(name): ... server.tool(func, name=name)` used as `@register_tool("x")`,
+//! or a registry's `@tools.reader("Title")` whose method ends in `self.server.tool(...)`.
+//!
+//! A handler class whose base class (in another module) sets `self.name` from what
+//! `super().__init__("x")` passes it is joined the same way: the base's `__init__` is the
+//! function that names the tool (`Base.name`), the class's call to it the use.
+//!
+//! Which decorators those are is known only across files (the registry may live in another
+//! module), so each file records its functions that register tools (`RegisteringFn`) and its
+//! functions decorated by something unknown (`HelperUse`); linking joins them (`expand`).
+
+use std::collections::HashMap;
+
+use tree_sitter::Node;
+
+use super::syntax::{arguments, keyword, last_segment, path, string_value, unwrap};
+pub use crate::facts::decorators::{HelperName, HelperUse, RegisteringFn};
+use crate::facts::{Candidate, FileFacts};
+use crate::syntax::{Expr, span, text};
+use mcpevol_core::inventory::Span;
+
+/// Reads a function definition: Some when its body registers tools or calls other functions.
+pub fn registering_fn(function: Node, src: &str) -> Option<RegisteringFn> {
+    let name = text(function.child_by_field_name("name")?, src).to_string();
+    let params = parameters(function.child_by_field_name("parameters")?, src);
+    let body = function.child_by_field_name("body")?;
+    let mut names = Vec::new();
+    let mut calls = Vec::new();
+    let mut stack = vec![body];
+    while let Some(node) = stack.pop() {
+        let mut cursor = node.walk();
+        stack.extend(node.named_children(&mut cursor));
+        if node.kind() != "call" {
+            continue;
+        }
+        let (Some(callee), Some(args)) = (
+            node.child_by_field_name("function"),
+            node.child_by_field_name("arguments"),
+        ) else {
+            continue;
+        };
+        let (keywords, positional) = arguments(args, src);
+        let Some(callee) = path(callee, src) else {
+            continue;
+        };
+        let last = last_segment(&callee);
+        if matches!(last, "tool" | "add_tool") && callee.contains('.') {
+            let named = match keyword(&keywords, "name") {
+                None => Some(HelperName::Own),
+                Some(n) => naming(n, src, &params),
+            };
+            names.extend(named);
+        } else if !callee.contains('.') || callee.starts_with("self.") || callee.starts_with("cls.")
+        {
+            let passed = positional
+                .iter()
+                .map(|a| {
+                    let a = unwrap(*a);
+                    (a.kind() == "identifier")
+                        .then(|| text(a, src).to_string())
+                        .filter(|p| params.contains(p))
+                })
+                .collect();
+            calls.push((last.to_string(), passed));
+        }
+    }
+    (!names.is_empty() || !calls.is_empty()).then_some(RegisteringFn {
+        name,
+        params,
+        names,
+        calls,
+    })
+}
+
+/// Whether `name` is a parameter of the function `node` stands in.
+pub fn is_parameter_of_enclosing(node: Node, name: &str, src: &str) -> bool {
+    let mut at = node.parent();
+    while let Some(n) = at {
+        if n.kind() == "function_definition" {
+            return n
+                .child_by_field_name("parameters")
+                .is_some_and(|p| parameters(p, src).iter().any(|q| q == name));
+        }
+        at = n.parent();
+    }
+    false
+}
+
+/// The parameter names of a `parameters` node, without a leading `self` or `cls`.
+pub(super) fn parameters(node: Node, src: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cursor = node.walk();
+    for p in node.named_children(&mut cursor) {
+        let name = match p.kind() {
+            "identifier" => Some(p),
+            "typed_parameter" => p.named_child(0).filter(|n| n.kind() == "identifier"),
+            "default_parameter" | "typed_default_parameter" => p.child_by_field_name("name"),
+            _ => None,
+        };
+        if let Some(n) = name {
+            out.push(text(n, src).to_string());
+        }
+    }
+    if out.first().is_some_and(|p| p == "self" || p == "cls") {
+        out.remove(0);
+    }
+    out
+}
+
+/// What a `name=` argument inside a helper makes of its parameters: a parameter, an f-string
+/// of parameters and text, or the function's `__name__`; None for anything else.
+fn naming(node: Node, src: &str, params: &[String]) -> Option<HelperName> {
+    let node = unwrap(node);
+    match node.kind() {
+        "identifier" => {
+            let p = text(node, src);
+            params
+                .iter()
+                .any(|q| q == p)
+                .then(|| HelperName::Template(format!("{{{p}}}")))
+        }
+        "attribute" => text(node, src)
+            .ends_with(".__name__")
+            .then_some(HelperName::Own),
+        "string" if string_value(node, src).is_none() => {
+            let mut template = String::new();
+            let mut cursor = node.walk();
+            for part in node.named_children(&mut cursor) {
+                match part.kind() {
+                    "string_start" => {
+                        let prefix = text(part, src).to_ascii_lowercase();
+                        if !prefix.contains('f') || prefix.contains('b') {
+                            return None;
+                        }
+                    }
+                    "string_content" => template.push_str(text(part, src)),
+                    "interpolation" => {
+                        let inner = part.child_by_field_name("expression").map(unwrap)?;
+                        let p = text(inner, src);
+                        if inner.kind() != "identifier" || !params.iter().any(|q| q == p) {
+                            return None;
+                        }
+                        template.push_str(&format!("{{{p}}}"));
+                    }
+                    "string_end" => {}
+                    _ => return None,
+                }
+            }
+            Some(HelperName::Template(template))
+        }
+        _ => None,
+    }
+}
+
+/// A decorator's positional and keyword arguments, as values with their places.
+type HelperArgs = (Vec<(Expr, Span)>, Vec<(String, Expr, Span)>);
+
+/// The decorator's arguments, read as values with their places.
+pub fn helper_args(args: Option<Node>, src: &str, rel: &str) -> HelperArgs {
+    let Some(args) = args else {
+        return (Vec::new(), Vec::new());
+    };
+    let (keywords, positional) = arguments(args, src);
+    let read = |n: Node| (super::syntax::expr(n, src), span(unwrap(n), rel));
+    (
+        positional.into_iter().map(read).collect(),
+        keywords
+            .into_iter()
+            .map(|(k, n)| {
+                let (e, s) = read(n);
+                (k, e, s)
+            })
+            .collect(),
+    )
+}
+
+/// Every registering helper of the package, by name: those that call `.tool(...)` themselves,
+/// then (to a fixed point) those that pass their parameters on to one.
+fn helpers(files: &[(String, FileFacts)]) -> HashMap<String, (Vec<String>, Vec<HelperName>)> {
+    let all: Vec<&RegisteringFn> = files.iter().flat_map(|(_, f)| &f.registering_fns).collect();
+    let mut known: HashMap<String, (Vec<String>, Vec<HelperName>)> = all
+        .iter()
+        .filter(|f| !f.names.is_empty())
+        .map(|f| (f.name.clone(), (f.params.clone(), f.names.clone())))
+        .collect();
+    loop {
+        let mut grew = false;
+        for f in &all {
+            if known.contains_key(&f.name) {
+                continue;
+            }
+            let names: Vec<HelperName> = f
+                .calls
+                .iter()
+                .filter_map(|(callee, passed)| Some((known.get(callee)?, passed)))
+                .flat_map(|((callee_params, names), passed)| {
+                    names
+                        .iter()
+                        .filter_map(|n| pass_on(n, callee_params, passed))
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            if !names.is_empty() {
+                known.insert(f.name.clone(), (f.params.clone(), names));
+                grew = true;
+            }
+        }
+        if !grew {
+            return known;
+        }
+    }
+}
+
+/// A callee's naming seen from a caller that passes `passed` as its positional arguments.
+fn pass_on(name: &HelperName, params: &[String], passed: &[Option<String>]) -> Option<HelperName> {
+    let HelperName::Template(template) = name else {
+        return Some(HelperName::Own);
+    };
+    let mut out = template.clone();
+    for (i, p) in params.iter().enumerate() {
+        let placeholder = format!("{{{p}}}");
+        if out.contains(&placeholder) {
+            let q = passed.get(i)?.as_ref()?;
+            out = out.replace(&placeholder, &format!("{{{q}}}"));
+        }
+    }
+    Some(HelperName::Template(out))
+}
+
+/// The candidates of every function decorated by a registering helper, named as the helper
+/// names them; `resolve` gives the value of a name that is not a literal.
+pub fn expand(
+    files: &[(String, FileFacts)],
+    resolve: impl Fn(&Expr, &str) -> Option<String>,
+) -> Vec<(usize, Candidate)> {
+    if files.iter().all(|(_, f)| f.helper_uses.is_empty()) {
+        return Vec::new();
+    }
+    let known = helpers(files);
+    let mut out = Vec::new();
+    for (index, (file, facts)) in files.iter().enumerate() {
+        for used in &facts.helper_uses {
+            let Some((params, names)) = known.get(&used.helper) else {
+                continue;
+            };
+            for name in names {
+                match name {
+                    HelperName::Own => out.push((index, used.candidate.clone())),
+                    HelperName::Template(template) => {
+                        if let Some(c) = named(used, params, template, file, &resolve) {
+                            out.push((index, c));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The candidate named by filling `template` with the decorator's arguments; its name site is
+/// the argument when the template is that argument alone.
+fn named(
+    used: &HelperUse,
+    params: &[String],
+    template: &str,
+    file: &str,
+    resolve: &impl Fn(&Expr, &str) -> Option<String>,
+) -> Option<Candidate> {
+    let mut name = template.to_string();
+    let mut site = None;
+    for (i, p) in params.iter().enumerate() {
+        let placeholder = format!("{{{p}}}");
+        if !name.contains(&placeholder) {
+            continue;
+        }
+        let (value, at) = used
+            .keywords
+            .iter()
+            .find(|(k, _, _)| k == p)
+            .map(|(_, e, s)| (e, s))
+            .or_else(|| used.positional.get(i).map(|(e, s)| (e, s)))?;
+        let text = match value {
+            Expr::Str(s) => s.clone(),
+            other => resolve(other, file)?,
+        };
+        if template == placeholder && !matches!(value, Expr::Unknown) {
+            site = Some(at.clone());
+        }
+        name = name.replace(&placeholder, &text);
+    }
+    let mut c = used.candidate.clone();
+    c.name = Expr::Str(name);
+    c.sites.name = site;
+    Some(c)
+}

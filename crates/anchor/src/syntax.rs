@@ -1,0 +1,233 @@
+//! Small readings of syntax nodes: literal strings, dotted names, spans, wrappers to look through.
+
+use tree_sitter::Node;
+
+use mcpevol_core::inventory::Span;
+
+/// A value read statically from the source: a literal string, a name that may hold one
+/// (`ECHO`, `ToolName.ECHO`), or something we cannot read without running the code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Expr {
+    Str(String),
+    Path(String),
+    Unknown,
+}
+
+pub fn text<'a>(node: Node, src: &'a str) -> &'a str {
+    &src[node.byte_range()]
+}
+
+pub fn span(node: Node, file: &str) -> Span {
+    Span {
+        file: file.to_string(),
+        start_line: node.start_position().row + 1,
+        end_line: node.end_position().row + 1,
+        bytes: (node.start_byte(), node.end_byte()),
+    }
+}
+
+/// Looks through wrappers that do not change a value: parentheses, `as const`, `satisfies T`, `x!`.
+pub fn unwrap(mut node: Node) -> Node {
+    loop {
+        let inner = match node.kind() {
+            "parenthesized_expression"
+            | "as_expression"
+            | "satisfies_expression"
+            | "non_null_expression"
+            | "type_assertion" => node.named_child(0),
+            _ => None,
+        };
+        match inner {
+            Some(n) => node = n,
+            None => return node,
+        }
+    }
+}
+
+/// The value of a string literal, a template without substitutions, or a `+` of those.
+pub fn string_value(node: Node, src: &str) -> Option<String> {
+    let node = unwrap(node);
+    match node.kind() {
+        "string" => Some(super::literal::decode(text(node, src)).value),
+        "template_string" => {
+            let mut cursor = node.walk();
+            if node
+                .named_children(&mut cursor)
+                .any(|c| c.kind() == "template_substitution")
+            {
+                return None;
+            }
+            Some(super::literal::decode(text(node, src)).value)
+        }
+        "binary_expression"
+            if node.child_by_field_name("operator").map(|o| o.kind()) == Some("+") =>
+        {
+            let left = string_value(node.child_by_field_name("left")?, src)?;
+            let right = string_value(node.child_by_field_name("right")?, src)?;
+            Some(left + &right)
+        }
+        _ => None,
+    }
+}
+
+/// A dotted name for an identifier or member chain: `ECHO`, `ToolName.ECHO`, `X["a"]` as `X.a`.
+pub fn path(node: Node, src: &str) -> Option<String> {
+    let node = unwrap(node);
+    match node.kind() {
+        "identifier" | "property_identifier" | "this" | "shorthand_property_identifier" => {
+            Some(text(node, src).to_string())
+        }
+        "member_expression" => {
+            let object = path(node.child_by_field_name("object")?, src)?;
+            let property = node.child_by_field_name("property")?;
+            Some(format!("{object}.{}", text(property, src)))
+        }
+        "subscript_expression" => {
+            let object = path(node.child_by_field_name("object")?, src)?;
+            let index = string_value(node.child_by_field_name("index")?, src)?;
+            Some(format!("{object}.{index}"))
+        }
+        _ => None,
+    }
+}
+
+pub fn expr(node: Node, src: &str) -> Expr {
+    if let Some(s) = string_value(node, src) {
+        Expr::Str(s)
+    } else if let Some(p) = path(node, src) {
+        Expr::Path(p)
+    } else {
+        Expr::Unknown
+    }
+}
+
+/// The key of an object pair as written: `name`, `"name"`, or a computed `[ToolName.ECHO]`.
+pub fn key_expr(key: Node, src: &str) -> Expr {
+    match key.kind() {
+        "property_identifier" | "shorthand_property_identifier" | "private_property_identifier" => {
+            Expr::Str(text(key, src).to_string())
+        }
+        "computed_property_name" => key.named_child(0).map_or(Expr::Unknown, |n| expr(n, src)),
+        "number" => Expr::Str(text(key, src).to_string()),
+        _ => expr(key, src),
+    }
+}
+
+/// A plain key's text (`name`, `"name"`), for matching keys such as `inputSchema`.
+pub fn key_name(key: Node, src: &str) -> Option<String> {
+    match key_expr(key, src) {
+        Expr::Str(s) => Some(s),
+        _ => None,
+    }
+}
+
+pub fn is_function(node: Node) -> bool {
+    matches!(
+        unwrap(node).kind(),
+        "arrow_function" | "function_expression" | "function" | "generator_function"
+    )
+}
+
+/// The entries of an object literal: `(key, value node, whole entry node)`. Shorthand
+/// properties and methods count too, with the entry itself standing for the value.
+pub fn object_entries<'t>(object: Node<'t>, src: &str) -> Vec<(String, Node<'t>, Node<'t>)> {
+    let mut out = Vec::new();
+    let mut cursor = object.walk();
+    for child in object.named_children(&mut cursor) {
+        match child.kind() {
+            "pair" => {
+                if let (Some(k), Some(v)) = (
+                    child.child_by_field_name("key"),
+                    child.child_by_field_name("value"),
+                ) && let Some(name) = key_name(k, src)
+                {
+                    out.push((name, v, child));
+                }
+            }
+            "shorthand_property_identifier" => {
+                out.push((text(child, src).to_string(), child, child))
+            }
+            "method_definition" => {
+                if let Some(name) = child
+                    .child_by_field_name("name")
+                    .and_then(|k| key_name(k, src))
+                {
+                    out.push((name, child, child));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The arguments of a call, without the parentheses and commas.
+pub fn arguments<'t>(args: Node<'t>) -> Vec<Node<'t>> {
+    let mut cursor = args.walk();
+    args.named_children(&mut cursor)
+        .filter(|n| n.kind() != "comment")
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{grammar::Lang, parse, read_source};
+
+    /// Sources whose string literals are cut off in or right after a multi-byte character.
+    const UNTERMINATED: [&str; 4] = [
+        "server.tool(\"é\n, {}, async () => {});",
+        "const ToolName = { ECHO: \"ech€\n};",
+        "server.registerTool('😀\n, { description: 'x' }, async () => ({}));",
+        "server.tool(`é",
+    ];
+
+    /// Every string literal of `src` with its value.
+    fn strings(src: &str, lang: Lang) -> Vec<(String, Option<String>)> {
+        let tree = parse(src, lang).unwrap();
+        let mut out = Vec::new();
+        let mut stack = vec![tree.root_node()];
+        while let Some(node) = stack.pop() {
+            if matches!(node.kind(), "string" | "template_string") {
+                out.push((text(node, src).to_string(), string_value(node, src)));
+            }
+            let mut cursor = node.walk();
+            stack.extend(node.children(&mut cursor));
+        }
+        out
+    }
+
+    #[test]
+    fn an_unterminated_string_ending_in_a_multibyte_character_keeps_what_follows_its_quote() {
+        let found = strings(UNTERMINATED[0], Lang::JavaScript);
+        assert_eq!(found, [("\"é".to_string(), Some("é".to_string()))]);
+        for src in UNTERMINATED {
+            for lang in Lang::ALL {
+                for (literal, value) in strings(src, lang) {
+                    let value = value.unwrap_or_default();
+                    let after_quote: String = literal.chars().skip(1).collect();
+                    assert!(
+                        after_quote.starts_with(&value),
+                        "{literal:?} read as {value:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// Found reading the code (`&s[1..s.len()-1]` cut a character in two) and kept as the
+    /// `anchor_source` fuzz target's seeds.
+    #[test]
+    fn anchoring_a_file_with_an_unterminated_multibyte_string_warns_and_does_not_panic() {
+        for src in UNTERMINATED {
+            for lang in Lang::ALL {
+                let facts = read_source("a.js", lang, src.as_bytes().to_vec());
+                assert!(
+                    facts.warnings.iter().any(|w| w.contains("syntax error")),
+                    "{src:?} {lang:?}: {:?}",
+                    facts.warnings
+                );
+            }
+        }
+    }
+}

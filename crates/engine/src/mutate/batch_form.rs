@@ -1,0 +1,128 @@
+//! A batch form of a tool, as a new tool: it takes `items`, a list of the tool's argument sets,
+//! runs the tool's own handler on each in turn and answers their content parts in order. Made
+//! where the tool is registered with its name, description, zod shape and handler written out
+//! in one call (`server.tool(...)`, `server.registerTool(...)`), which the copy rewrites.
+
+use super::splice::contains;
+use super::words;
+use mcpevol_core::inventory::{Span, Tool};
+
+/// The parameter of a batch tool that holds the argument sets.
+pub const ITEMS: &str = "items";
+/// The most argument sets one call takes.
+pub const MOST: usize = 10;
+/// The suffix of a batch tool's name.
+pub const SUFFIX: &str = "batch";
+
+/// Why `tool` cannot be given a batch form, or Ok.
+pub fn batchable(tool: &Tool, all: &[Tool]) -> Result<(), &'static str> {
+    let s = &tool.sites;
+    let reg = s
+        .registration
+        .as_ref()
+        .ok_or("no registration site was found")?;
+    if super::python::is_python(&reg.file) {
+        return Err("a batch form is written for JavaScript registrations only");
+    }
+    let inside = |span: Option<&Span>| span.is_some_and(|inner| contains(reg, inner));
+    if !inside(s.name.as_ref()) {
+        return Err("its name is not written where it is registered");
+    }
+    if !inside(s.description.as_ref().map(|d| &d.span)) {
+        return Err("its description is not written where it is registered");
+    }
+    let schema = s
+        .schema
+        .as_ref()
+        .ok_or("its parameters are not written out")?;
+    if schema.json || schema.zod.is_none() || !inside(Some(&schema.object)) {
+        return Err("its parameters are not a zod shape written where it is registered");
+    }
+    if tool.params.is_empty() {
+        return Err("it takes no arguments, so a batch of calls would repeat one answer");
+    }
+    if !inside(tool.handler.as_ref()) {
+        return Err("its handler is not written where it is registered");
+    }
+    if !s.output_keys.is_empty() {
+        return Err("it declares structured output, which a batch's joined answer does not have");
+    }
+    let name = words::join(&tool.name, SUFFIX);
+    if all.iter().any(|t| t.name == name) {
+        return Err("a tool already has the batch form's name");
+    }
+    Ok(())
+}
+
+/// The zod shape of the batch form: `items`, 1 to [`MOST`] objects of the tool's own `shape`.
+pub fn shape(zod: &str, shape: &str, of: &str) -> String {
+    let about = serde_json::to_string(&format!(
+        "Argument sets for `{of}`, each as `{of}` takes them; run in order"
+    ))
+    .expect("a string serializes");
+    format!(
+        "{{ {ITEMS}: {zod}.array({zod}.object({shape})).min(1).max({MOST}).describe({about}) }}"
+    )
+}
+
+/// The batch form's handler: the tool's own `handler` (an expression) called on each argument
+/// set in turn, the content parts of the answers joined (a bare string answer is one text
+/// part); the first answer that is an error is the batch's answer. Written as the wrapper of
+/// `mutate::wrap` is, valid TypeScript as well; `indent` is that of the line the handler starts
+/// on.
+pub fn handler(handler: &str, indent: &str) -> String {
+    let lines = [
+        (0, "((handler) => async function (...callArgs) {".to_string()),
+        (1, format!("const sets = callArgs[0]?.{ITEMS};")),
+        (1, "if (!Array.isArray(sets) || sets.length === 0) {".to_string()),
+        (2, format!("throw new Error(\"{ITEMS}: give at least one set of arguments\");")),
+        (1, "}".to_string()),
+        (1, "const content = [];".to_string()),
+        (1, "for (const set of sets) {".to_string()),
+        (2, "const answer = await handler.apply(this, [set ?? {}, ...callArgs.slice(1)]);".to_string()),
+        (2, "if (answer?.isError) {".to_string()),
+        (3, "return answer;".to_string()),
+        (2, "}".to_string()),
+        // A FastMCP `execute` may answer a bare string or one content part.
+        (2, "content.push(...(Array.isArray(answer?.content) ? answer.content : typeof answer === \"string\" ? [{ type: \"text\", text: answer }] : answer?.type ? [answer] : []));".to_string()),
+        (1, "}".to_string()),
+        (1, "return { content };".to_string()),
+        (0, "})(".to_string()),
+    ];
+    let mut out = String::new();
+    for (i, (depth, line)) in lines.iter().enumerate() {
+        if i > 0 {
+            out.push_str(indent);
+        }
+        out.push_str(&"  ".repeat(*depth));
+        out.push_str(line);
+        out.push('\n');
+    }
+    format!("{out}{indent}{handler})")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_batch_shape_nests_the_tools_own_shape_in_a_bounded_array() {
+        let s = shape("z", "{ q: z.string() }", "search");
+        assert!(
+            s.starts_with("{ items: z.array(z.object({ q: z.string() })).min(1).max(10)"),
+            "{s}"
+        );
+    }
+
+    #[test]
+    fn the_batch_handler_calls_the_original_once_per_set_and_stops_at_an_error() {
+        let h = handler(
+            "async ({ q }) => ({ content: [{ type: \"text\", text: q }] })",
+            "  ",
+        );
+        assert!(h.contains("for (const set of sets)"), "{h}");
+        assert!(h.contains("if (answer?.isError)"), "{h}");
+        assert!(h.ends_with("(\n  async ({ q }) => ({ content: [{ type: \"text\", text: q }] }))"));
+        assert!(h.contains("\n    const sets = "), "{h}");
+    }
+}

@@ -1,0 +1,291 @@
+//! Wrapping a tool's handler so that a new parameter really does what its description says:
+//! code that runs before the handler (`input` holds the tool's arguments; returning refuses the
+//! call) and after it (`result` holds its answer), for every registration style.
+//!
+//! A tool with its own handler function gets that function wrapped; a tool routed by `case`,
+//! `if` or a handler map gets the function that routes it wrapped, guarded by the tool's name.
+
+use std::path::Path;
+
+use tree_sitter::Node;
+
+use super::MutateError;
+use super::around::Around;
+use super::splice::{Edits, indent_at};
+use mcpevol_anchor::grammar::Lang;
+use mcpevol_core::inventory::{Span, Tool};
+
+/// Where a tool's calls can be intercepted.
+#[derive(Debug, Clone, PartialEq)]
+enum Site {
+    /// A function expression that is this tool's own handler (its first argument is the
+    /// tool's input), replaced by a wrapped copy.
+    Own(Span),
+    /// The same, for an async method or function declaration: its body is wrapped.
+    OwnBody(Span),
+    /// A function expression that routes every tool (`setRequestHandler(..., async (request)
+    /// => { switch (request.params.name) ... })`), wrapped with a guard on the tool's name.
+    Router(Span),
+    /// The same, for a routing function declaration or method: its body is wrapped.
+    RouterBody(Span),
+}
+
+/// Why the handler of `tool` cannot be wrapped, or Ok.
+pub fn wrappable(root: &Path, tool: &Tool) -> Result<(), &'static str> {
+    if is_python_handler(tool) {
+        return super::python::wrap::wrappable(root, tool);
+    }
+    site(root, tool).map(|_| ())
+}
+
+/// Ok for a JavaScript tool (whose wrapping is checked when drafted); for a Python tool, why its
+/// handler cannot be wrapped, read from its anchored spans alone.
+pub fn wrappable_here(tool: &Tool) -> Result<(), &'static str> {
+    if !is_python_handler(tool) {
+        return Ok(());
+    }
+    match tool.style {
+        mcpevol_core::inventory::Style::Register
+        | mcpevol_core::inventory::Style::Switch
+        | mcpevol_core::inventory::Style::If
+        | mcpevol_core::inventory::Style::Other => Ok(()),
+        _ => Err("its handler is called by a router in another module, which is not wrapped"),
+    }
+}
+
+/// Whether the tool's handler is Python, whose wrapping is `python::wrap` (and whose `around`
+/// code must be Python).
+pub fn is_python_handler(tool: &Tool) -> bool {
+    tool.handler
+        .as_ref()
+        .is_some_and(|h| super::python::is_python(&h.file))
+}
+
+/// Adds `around` to the calls of `tool`.
+pub fn wrap(e: &mut Edits, root: &Path, tool: &Tool, around: &Around) -> Result<(), MutateError> {
+    if is_python_handler(tool) {
+        return super::python::wrap::wrap(e, root, tool, around);
+    }
+    let site = site(root, tool).map_err(|why| MutateError::Unwrappable {
+        tool: tool.name.clone(),
+        why,
+    })?;
+    let name = serde_json::to_string(&tool.name).expect("a string serializes");
+    let (span, body) = match &site {
+        Site::Own(s) | Site::Router(s) => (s.clone(), false),
+        Site::OwnBody(s) | Site::RouterBody(s) => (s.clone(), true),
+    };
+    let text = e.text(root, &span.file)?.to_string();
+    let original = &text[span.bytes.0..span.bytes.1];
+    let indent = indent_at(&text, span.bytes.0).to_string();
+    let guarded = matches!(site, Site::Router(_) | Site::RouterBody(_));
+    // A wrapped body still sees the call's `arguments`; a wrapped expression names them.
+    let args = if body { "arguments" } else { "callArgs" };
+    let input = if guarded {
+        format!(
+            "const [first, second] = {args};\n\
+             const tool = typeof first === \"string\" ? first : first?.params?.name;\n\
+             const input = (typeof first === \"string\" ? second : first?.params?.arguments) ?? {{}};\n"
+        )
+    } else {
+        format!("const input = {args}[0] ?? {{}};\n")
+    };
+    let section = |code: &str| -> String {
+        let code = code.trim();
+        match (code.is_empty(), guarded) {
+            (true, _) => String::new(),
+            (false, true) => format!("if (tool === {name}) {{\n{code}\n}}\n"),
+            (false, false) => format!("{code}\n"),
+        }
+    };
+    let (before, after) = (section(&around.before), section(&around.after));
+    // The original is left as it is, between a prefix and a suffix, so that the hunks show
+    // only what the wrapper adds.
+    let (mut prefix, mut suffix) = if body {
+        (
+            format!("{{\n{input}{before}let result = await (async () =>"),
+            format!(")();\n{after}return result;\n}}"),
+        )
+    } else {
+        (
+            format!(
+                "((handler) => async function (...callArgs) {{\n{input}{before}let result = await handler.apply(this, callArgs);\n{after}return result;\n}})(\n"
+            ),
+            ")".to_string(),
+        )
+    };
+    if body {
+        // The original body runs inside the wrapper's scope: the wrapper's names must not
+        // shadow names it uses.
+        for name in WRAPPER_NAMES {
+            let free = unused_name(name, original);
+            if free != *name {
+                prefix = rename_word(&prefix, name, &free);
+                suffix = rename_word(&suffix, name, &free);
+            }
+        }
+    }
+    let gap = if body { " " } else { "" };
+    let prefix = format!("{}{gap}", indent_lines(&prefix, &indent).trim_end());
+    let suffix = if body {
+        // `)();` right after the original's closing brace, then the rest a level in.
+        let block = indent_lines(&format!("{{\n{}", &suffix[")();\n".len()..]), &indent);
+        format!(")();{}", &block[1..])
+    } else {
+        suffix
+    };
+    e.insert(root, &span.file, span.bytes.0, prefix)?;
+    e.insert(root, &span.file, span.bytes.1, suffix)
+}
+
+/// Names the wrapper declares where a wrapped body can see them.
+const WRAPPER_NAMES: &[&str] = &["input", "result", "first", "second", "tool"];
+
+/// `name`, or `wrappedName`, `wrappedName2`, ... when `code` already uses it.
+fn unused_name(name: &str, code: &str) -> String {
+    let used = |n: &str| {
+        regex::Regex::new(&format!(r"\b{}\b", regex::escape(n)))
+            .expect("an escaped word is a valid pattern")
+            .is_match(code)
+    };
+    if !used(name) {
+        return name.to_string();
+    }
+    let mut chars = name.chars();
+    let capital: String = chars
+        .next()
+        .map(|c| c.to_ascii_uppercase())
+        .into_iter()
+        .chain(chars)
+        .collect();
+    (1..)
+        .map(|i| {
+            if i == 1 {
+                format!("wrapped{capital}")
+            } else {
+                format!("wrapped{capital}{i}")
+            }
+        })
+        .find(|n| !used(n))
+        .expect("some numbered name is free")
+}
+
+/// `code` with the word `from` (not parts of longer names, not after a `.`) renamed to `to`.
+fn rename_word(code: &str, from: &str, to: &str) -> String {
+    let re = regex::Regex::new(&format!(r"(^|\.\.\.|[^.\w$]){}\b", regex::escape(from)))
+        .expect("an escaped word is a valid pattern");
+    re.replace_all(code, |c: &regex::Captures| format!("{}{to}", &c[1]))
+        .into_owned()
+}
+
+/// `code` with every line after the first indented one level below `indent`, blank lines kept
+/// empty.
+fn indent_lines(code: &str, indent: &str) -> String {
+    let mut depth = 0usize;
+    let mut out = Vec::new();
+    for (i, line) in code.lines().enumerate() {
+        let line = line.trim_end();
+        let closes = line.starts_with('}') || line.starts_with(')');
+        if closes {
+            depth = depth.saturating_sub(1);
+        }
+        if i == 0 || line.is_empty() {
+            out.push(line.to_string());
+        } else {
+            out.push(format!("{indent}{}{line}", "  ".repeat(depth)));
+        }
+        let opens = line.matches('{').count() as isize - line.matches('}').count() as isize;
+        if opens > 0 || (closes && opens == 0 && line.ends_with('{')) {
+            depth += 1;
+        } else if opens < 0 && !closes {
+            depth = depth.saturating_sub(1);
+        }
+    }
+    out.join("\n")
+}
+
+/// The place to intercept calls of `tool`.
+fn site(root: &Path, tool: &Tool) -> Result<Site, &'static str> {
+    let handler = tool.handler.as_ref().ok_or("its handler was not found")?;
+    let path = root.join(&handler.file);
+    let lang =
+        Lang::for_path(&path).ok_or("its handler is not in a JavaScript or TypeScript file")?;
+    let src = std::fs::read_to_string(&path).map_err(|_| "its handler's file cannot be read")?;
+    let tree = mcpevol_anchor::parse(&src, lang).ok_or("its handler's file does not parse")?;
+    let node = tree
+        .root_node()
+        .descendant_for_byte_range(handler.bytes.0, handler.bytes.1)
+        .ok_or("its handler is not where anchoring found it")?;
+    let spanned = |n: Node| Span {
+        file: handler.file.clone(),
+        start_line: n.start_position().row + 1,
+        end_line: n.end_position().row + 1,
+        bytes: (n.start_byte(), n.end_byte()),
+    };
+    let own = node.start_byte() == handler.bytes.0 && node.end_byte() == handler.bytes.1;
+    if own && is_function_expression(node) {
+        return Ok(Site::Own(spanned(node)));
+    }
+    if own && is_async_body_owner(node, &src) {
+        let body = node
+            .child_by_field_name("body")
+            .ok_or("its handler has no body")?;
+        return Ok(Site::OwnBody(spanned(body)));
+    }
+    if own && (node.kind() == "method_definition" || node.kind() == "function_declaration") {
+        return Err("its handler is not async, so its answer cannot be awaited and reworked");
+    }
+    // Routed by `case` or `if`: the function around the routing construct gets every call.
+    let mut up = node.parent();
+    while let Some(n) = up {
+        if is_function_expression(n) {
+            return Ok(Site::Router(spanned(n)));
+        }
+        if is_async_body_owner(n, &src) {
+            let body = n
+                .child_by_field_name("body")
+                .ok_or("its router has no body")?;
+            return Ok(Site::RouterBody(spanned(body)));
+        }
+        if n.kind() == "method_definition" || n.kind() == "function_declaration" {
+            return Err("the function that routes its calls is not async");
+        }
+        up = n.parent();
+    }
+    Err("no function around its handler receives the call")
+}
+
+fn is_function_expression(n: Node) -> bool {
+    matches!(
+        n.kind(),
+        "arrow_function" | "function_expression" | "function"
+    ) && n.child_by_field_name("body").is_some()
+}
+
+/// An `async` method or function declaration with a block body.
+fn is_async_body_owner(n: Node, src: &str) -> bool {
+    matches!(n.kind(), "method_definition" | "function_declaration")
+        && src[n.start_byte()..n.end_byte()]
+            .trim_start()
+            .starts_with("async")
+        && n.child_by_field_name("body").is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrapper_names_that_the_wrapped_code_uses_are_replaced_but_properties_are_not() {
+        assert_eq!(unused_name("result", "return result(x)"), "wrappedResult");
+        assert_eq!(unused_name("input", "return x"), "input");
+        assert_eq!(
+            rename_word(
+                "let result = f(input.result); return result;",
+                "result",
+                "wrappedResult"
+            ),
+            "let wrappedResult = f(input.result); return wrappedResult;"
+        );
+    }
+}
