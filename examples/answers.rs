@@ -15,6 +15,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use mcpevol::catalog::Catalog;
+use mcpevol::listed::ListedTool;
 use mcpevol::server::session::CallStatus;
 use mcpevol::server::{DEFAULT_TIMEOUT, LaunchConfig, Session};
 use mcpevol::validate::{
@@ -46,7 +47,7 @@ impl Observed {
 async fn plain(
     root: &std::path::Path,
     config: &LaunchConfig,
-    tools: &[Value],
+    tools: &[ListedTool],
 ) -> anyhow::Result<Observed> {
     let started = Instant::now();
     let planned: Vec<PlannedCall> = in_call_order(tools)
@@ -77,7 +78,7 @@ async fn plain(
 async fn now(
     root: &std::path::Path,
     config: &LaunchConfig,
-    tools: &[Value],
+    tools: &[ListedTool],
 ) -> anyhow::Result<Observed> {
     let started = Instant::now();
     let baseline =

@@ -16,6 +16,7 @@ mod common;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
+use mcpevol::listed::ListedTool;
 use mcpevol::schema::ChangeKind;
 use mcpevol::version_record::{self, RoundRecord};
 use mcpevol::workspace::Workspace;
@@ -169,8 +170,8 @@ fn count_refusals(record: &RoundRecord, row: &mut Row) {
 /// parameter is new), keyed `tool` or `tool.param`; renamed tools are matched to their old
 /// name.
 fn described(
-    old: &[Value],
-    new: &[Value],
+    old: &[ListedTool],
+    new: &[ListedTool],
     record: &RoundRecord,
 ) -> Vec<(String, Option<String>, Option<String>)> {
     let renamed: BTreeMap<&str, &str> = record
@@ -182,18 +183,19 @@ fn described(
     let text = |v: &Value| v["description"].as_str().map(str::to_string);
     let mut out = Vec::new();
     for tool in new {
-        let name = tool["name"].as_str().unwrap_or_default();
+        let name = tool.name().unwrap_or_default();
         let was = renamed.get(name).copied().unwrap_or(name);
-        let before = old.iter().find(|t| t["name"] == was);
-        out.push((name.to_string(), before.and_then(text), text(tool)));
-        let props = tool["inputSchema"]["properties"]
-            .as_object()
-            .cloned()
-            .unwrap_or_default();
+        let before = old.iter().find(|t| t.is_named(was));
+        out.push((
+            name.to_string(),
+            before.and_then(|b| text(b.as_value())),
+            text(tool.as_value()),
+        ));
+        let props = tool.properties().cloned().unwrap_or_default();
         for (param, schema) in props {
             // An existing parameter without a description had "": giving it one is a change.
             let old_text = before
-                .and_then(|b| b["inputSchema"]["properties"].get(&param))
+                .and_then(|b| b.properties()?.get(&param))
                 .map(|p| text(p).unwrap_or_default());
             out.push((format!("{name}.{param}"), old_text, text(&schema)));
         }

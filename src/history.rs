@@ -202,7 +202,7 @@ pub enum DiffError {
 
 /// The schema changes from `a` to `b` (version tags, stage tags, any revision).
 pub fn diff(ws: &Workspace, a: &str, b: &str) -> Result<Vec<SchemaChange>, DiffError> {
-    let tools = |rev: &str| -> Result<Vec<serde_json::Value>, DiffError> {
+    let tools = |rev: &str| -> Result<Vec<crate::listed::ListedTool>, DiffError> {
         let t = version_record::read_tools(ws, rev)?.ok_or_else(|| DiffError::NoTools {
             rev: rev.to_string(),
         })?;

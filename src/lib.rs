@@ -16,7 +16,7 @@
 
 pub use mcpevol_anchor as anchor;
 pub use mcpevol_core::{
-    contract, crashpoint, hash, inventory, launch, operators, prompt, redact, schema, words,
+    contract, crashpoint, hash, inventory, launch, listed, operators, prompt, redact, schema, words,
 };
 pub use mcpevol_engine::{
     confine, evolve, hunks, init, llm, mutate, release, syntax_check, version_record, workspace,

@@ -40,10 +40,10 @@ pub fn run(args: ToolsArgs) -> Result<()> {
         return print_json(&live);
     }
     for tool in &live.tools {
-        let description = tool["description"].as_str().unwrap_or("");
+        let description = tool.description().unwrap_or("");
         println!(
             "{:<32} {}",
-            tool["name"].as_str().unwrap_or("?"),
+            tool.name().unwrap_or("?"),
             first_line(description, 90)
         );
     }

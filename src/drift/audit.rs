@@ -11,8 +11,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
-
 use super::forecast::forecast;
 use super::replay::{self, Original, Replayed};
 use super::verdict::{self, Context};
@@ -21,6 +19,7 @@ use super::{
     VersionFailure, calls, lineage,
 };
 use crate::history;
+use crate::listed::ListedTool;
 use crate::server::session::CallStatus;
 use crate::validate::{self, Observation};
 use crate::version_record::{self, RoundRecord};
@@ -104,7 +103,7 @@ pub(super) async fn audit(
     step: &dyn Fn(Step),
 ) -> Result<ServerDrift, DriftError> {
     let ws = Workspace::open(&plan.dir)?;
-    let tools = |tag: &str| -> Result<Vec<Value>, DriftError> {
+    let tools = |tag: &str| -> Result<Vec<ListedTool>, DriftError> {
         let listed = version_record::read_tools(&ws, tag)?.ok_or_else(|| DriftError::NoTools {
             version: tag.to_string(),
             dir: plan.dir.clone(),
@@ -128,7 +127,7 @@ pub(super) async fn audit(
     let again = replay::replay(&ws, &original_tag, &plan.calls, &skip, opts).await;
     vary(&mut original.observed, |i, v| sample(&again, i, v));
     let mut again = Some(again);
-    let mut replays: Vec<(&Version, Replayed, Vec<Value>)> = Vec::new();
+    let mut replays: Vec<(&Version, Replayed, Vec<ListedTool>)> = Vec::new();
     for v in &plan.shown {
         step(Step::Starting(format!(
             "{} ({}/{})",
@@ -195,8 +194,8 @@ async fn cascades(
     ws: &Workspace,
     plan: &Plan,
     original: &Original,
-    before: &[Value],
-    replays: &[(&Version, Replayed, Vec<Value>)],
+    before: &[ListedTool],
+    replays: &[(&Version, Replayed, Vec<ListedTool>)],
     skip: &[bool],
     opts: &DriftOptions,
     step: &dyn Fn(Step),
@@ -258,10 +257,10 @@ async fn cascades(
     out
 }
 
-fn names(tools: &[Value]) -> BTreeSet<String> {
+fn names(tools: &[ListedTool]) -> BTreeSet<String> {
     tools
         .iter()
-        .filter_map(|t| t["name"].as_str().map(str::to_string))
+        .filter_map(|t| t.name().map(str::to_string))
         .collect()
 }
 
@@ -334,8 +333,8 @@ fn counts(results: &[CallResult]) -> String {
 fn judge(
     plan: &Plan,
     original: &Original,
-    before: &[Value],
-    (version, replayed, after): &(&Version, Replayed, Vec<Value>),
+    before: &[ListedTool],
+    (version, replayed, after): &(&Version, Replayed, Vec<ListedTool>),
     cascades: &Cascades,
 ) -> (Vec<CallResult>, Vec<Disagreement>, Option<VersionFailure>) {
     let rounds: Vec<&RoundRecord> = plan

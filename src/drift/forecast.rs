@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::listed::ListedTool;
 use crate::schema::{self, ChangeKind};
 
 /// One forecast rule.
@@ -48,13 +49,14 @@ impl Finding {
 /// original listed `before`; empty when the schema says the call is fine.
 // Long: one arm per kind of schema change.
 pub fn forecast(
-    before: &[Value],
-    after: &[Value],
+    before: &[ListedTool],
+    after: &[ListedTool],
     tool: &str,
     arguments: &Map<String, Value>,
 ) -> Vec<Finding> {
-    let find =
-        |tools: &'_ [Value]| -> Option<Value> { tools.iter().find(|t| t["name"] == tool).cloned() };
+    let find = |tools: &[ListedTool]| -> Option<ListedTool> {
+        tools.iter().find(|t| t.is_named(tool)).cloned()
+    };
     let Some(now) = find(after) else {
         return vec![Finding {
             rule: Rule::ToolGone,
@@ -67,7 +69,7 @@ pub fn forecast(
     let Some(then) = find(before) else {
         return Vec::new();
     };
-    let properties = |t: &Value, p: &str| t["inputSchema"]["properties"][p].clone();
+    let properties = |t: &ListedTool, p: &str| t.property(p).clone();
     let mut out = Vec::new();
     for change in schema::diff(std::slice::from_ref(&then), std::slice::from_ref(&now)) {
         let Some(param) = change.param.clone() else {
@@ -262,15 +264,15 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn tool(name: &str, properties: Value, required: &[&str]) -> Value {
-        json!({"name": name, "inputSchema": {"type": "object", "properties": properties, "required": required}})
+    fn tool(name: &str, properties: Value, required: &[&str]) -> ListedTool {
+        json!({"name": name, "inputSchema": {"type": "object", "properties": properties, "required": required}}).into()
     }
 
     fn args(v: Value) -> Map<String, Value> {
         v.as_object().unwrap().clone()
     }
 
-    fn rules(before: Value, after: &[Value], arguments: Value) -> Vec<Rule> {
+    fn rules(before: ListedTool, after: &[ListedTool], arguments: Value) -> Vec<Rule> {
         forecast(&[before], after, "t", &args(arguments))
             .into_iter()
             .map(|f| f.rule)

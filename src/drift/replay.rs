@@ -5,9 +5,8 @@
 
 use std::collections::BTreeSet;
 
-use serde_json::Value;
-
 use super::{Call, DriftError, DriftOptions};
+use crate::listed::ListedTool;
 use crate::server::session::{CallStatus, Outcome, Session};
 use crate::server::{LaunchConfig, LaunchError, ServerError};
 use crate::validate::{self, Observation, PlannedCall, UnknownShape};
@@ -91,7 +90,7 @@ pub(super) async fn observe(
 /// One version's answers to the calls.
 pub(super) struct Replayed {
     /// The tools it lists, live; None when it did not start.
-    pub listed: Option<Vec<Value>>,
+    pub listed: Option<Vec<ListedTool>>,
     /// Each call's answer, in order; None where it was not made.
     pub outcomes: Vec<Option<Outcome>>,
     /// Why it could not be replayed at all.

@@ -8,6 +8,7 @@ use crate::common;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use mcpevol::listed::ListedTool;
 use mcpevol::server::session::CallStatus;
 use mcpevol::server::{DEFAULT_TIMEOUT, LaunchConfig, Session};
 use mcpevol::validate::{
@@ -38,7 +39,7 @@ fn plain_launch() -> LaunchConfig {
 /// A fixture's listed tools, its first version's observation, and the observation of the plain
 /// calls: schema-built arguments in name order, as mcpevol called tools before.
 struct Observed {
-    tools: Vec<Value>,
+    tools: Vec<ListedTool>,
     now: Baseline,
     plain: Baseline,
 }

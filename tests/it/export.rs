@@ -46,7 +46,8 @@ fn as_recorded(tools: &Value) -> Value {
 
 fn recorded_tools(ws: &Path, tag: &str) -> Value {
     let ws = Workspace::open(ws).unwrap();
-    Value::Array(version_record::read_tools(&ws, tag).unwrap().unwrap().tools)
+    let tools = version_record::read_tools(&ws, tag).unwrap().unwrap().tools;
+    Value::Array(tools.into_iter().map(Value::from).collect())
 }
 
 #[test]

@@ -160,10 +160,10 @@ fn a_toy_operator_file_and_a_toy_proposer_evolve_a_server_through_the_attempt_lo
     let listed = live
         .tools
         .iter()
-        .find(|t| t["name"] == "list_cities")
+        .find(|t| t.is_named("list_cities"))
         .unwrap();
     assert_eq!(
-        listed["description"],
+        listed.as_value()["description"],
         "List the cities that have forecasts. Each name is one a forecast call accepts."
     );
 }

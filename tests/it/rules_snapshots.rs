@@ -126,7 +126,7 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
 }
 
 /// The tool list a client would see, as far as descriptions go, from an anchored package.
-fn listed(inventory: &Inventory) -> Vec<serde_json::Value> {
+fn listed(inventory: &Inventory) -> Vec<mcpevol::listed::ListedTool> {
     inventory
         .tools
         .iter()
@@ -136,7 +136,7 @@ fn listed(inventory: &Inventory) -> Vec<serde_json::Value> {
                 .iter()
                 .map(|p| (p.name.clone(), serde_json::json!({ "description": p.description })))
                 .collect();
-            serde_json::json!({ "name": t.name, "description": t.description, "inputSchema": { "type": "object", "properties": props } })
+            serde_json::json!({ "name": t.name, "description": t.description, "inputSchema": { "type": "object", "properties": props } }).into()
         })
         .collect()
 }

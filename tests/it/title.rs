@@ -8,7 +8,7 @@ use crate::common;
 use mcpevol::evolve::RoundStatus;
 use mcpevol::mutate::ConstraintKind;
 use mcpevol::operators::Builtin;
-use mcpevol::schema::{ChangeKind, diff};
+use mcpevol::schema::{ChangeKind, SchemaChange};
 use serde_json::json;
 
 use crate::common::given::{self, hunk, one_round, rules_on_as};
@@ -103,6 +103,11 @@ fn a_title_the_listing_never_shows_is_rejected() {
 
 #[test]
 fn a_title_added_at_the_top_or_in_the_annotations_is_one_non_breaking_change_of_no_pattern() {
+    /// [`mcpevol::schema::diff`] of lists written as JSON.
+    fn diff(before: &[serde_json::Value], after: &[serde_json::Value]) -> Vec<SchemaChange> {
+        let listed = |l: &[serde_json::Value]| mcpevol::listed::listed(l.to_vec());
+        mcpevol::schema::diff(&listed(before), &listed(after))
+    }
     let forecast = json!({"name": "forecast", "description": "Get a forecast", "inputSchema": {"type": "object", "properties": {}}});
     let with = |key: &str, value: serde_json::Value| {
         let mut t = forecast.clone();

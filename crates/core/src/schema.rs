@@ -7,6 +7,8 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::listed::ListedTool;
+
 use ChangeKind::*;
 
 mod definition;
@@ -81,7 +83,7 @@ impl SchemaChange {
 }
 
 /// Every schema change from `before` to `after`, ordered by tool, then kind, then parameter.
-pub fn diff(before: &[Value], after: &[Value]) -> Vec<SchemaChange> {
+pub fn diff(before: &[ListedTool], after: &[ListedTool]) -> Vec<SchemaChange> {
     let old = by_name(before);
     let new = by_name(after);
     let removed: Vec<&str> = old

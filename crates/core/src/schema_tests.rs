@@ -2,6 +2,12 @@ use serde_json::{Value, json};
 
 use super::*;
 
+/// [`super::diff`] of lists written as JSON.
+fn diff(before: &[Value], after: &[Value]) -> Vec<SchemaChange> {
+    let listed = |l: &[Value]| crate::listed::listed(l.to_vec());
+    super::diff(&listed(before), &listed(after))
+}
+
 fn forecast() -> Value {
     json!({
         "name": "get_forecast",

@@ -21,6 +21,7 @@ use text::{
     without_code, words_in,
 };
 
+use mcpevol_core::listed::ListedTool;
 use mcpevol_core::operators::Builtin;
 use mcpevol_core::schema::{ChangeKind, SchemaChange};
 
@@ -102,8 +103,8 @@ fn keeps_text(op: Option<Builtin>) -> bool {
 /// Checks the descriptions of `current` against `previous` (live tool lists) for one round's
 /// schema changes and operator (None for a user's operator).
 pub fn check(
-    previous: &[Value],
-    current: &[Value],
+    previous: &[ListedTool],
+    current: &[ListedTool],
     changes: &[SchemaChange],
     operator: Option<Builtin>,
 ) -> Result<(), Refused> {
@@ -119,11 +120,11 @@ pub fn check(
         .collect();
     let mut out = Vec::new();
     for tool in current {
-        let Some(name) = tool["name"].as_str() else {
+        let Some(name) = tool.name() else {
             continue;
         };
         let was = renamed.get(name).copied().unwrap_or(name);
-        let old_tool = previous.iter().find(|t| t["name"] == was);
+        let old_tool = previous.iter().find(|t| t.is_named(was));
         let gone: Vec<&str> = removed
             .iter()
             .filter(|(t, _)| *t == was || *t == name)
@@ -136,7 +137,7 @@ pub fn check(
             params: &params_before,
             keeps: keeps_text(operator),
         };
-        let new = tool["description"].as_str();
+        let new = tool.description();
         // A new tool made from an old one (an alias) carries that one's text: its defects
         // are not this change's.
         let source = match old_tool {
@@ -145,7 +146,7 @@ pub fn check(
         };
         let mut defects = match old_tool {
             Some(old) => {
-                let old = old["description"].as_str();
+                let old = old.description();
                 if old == new {
                     Vec::new()
                 } else {
@@ -153,10 +154,10 @@ pub fn check(
                 }
             }
             None => new.map_or_else(Vec::new, |n| {
-                judge.fresh(n, 3, source.and_then(|s| s["description"].as_str()))
+                judge.fresh(n, 3, source.and_then(ListedTool::description))
             }),
         };
-        let changed = old_tool.is_none_or(|old| old["description"].as_str() != new);
+        let changed = old_tool.is_none_or(|old| old.description() != new);
         if let Some(new) = new.filter(|_| changed)
             && let Some(other) = duplicate_of(name, new, current, previous, was)
         {
@@ -178,19 +179,16 @@ pub fn check(
     }
 }
 
-fn properties(tool: &Value) -> serde_json::Map<String, Value> {
-    tool["inputSchema"]["properties"]
-        .as_object()
-        .cloned()
-        .unwrap_or_default()
+fn properties(tool: &ListedTool) -> serde_json::Map<String, Value> {
+    tool.properties().cloned().unwrap_or_default()
 }
 
 /// The previous tool whose description a new one holds (the longest such), if any.
-fn source_of<'a>(new: Option<&str>, previous: &'a [Value]) -> Option<&'a Value> {
+fn source_of<'a>(new: Option<&str>, previous: &'a [ListedTool]) -> Option<&'a ListedTool> {
     let new = normal(new?);
     previous
         .iter()
-        .filter_map(|t| Some((t, normal(t["description"].as_str()?))))
+        .filter_map(|t| Some((t, normal(t.description()?))))
         .filter(|(_, d)| !d.is_empty() && new.contains(d.as_str()))
         .max_by_key(|(_, d)| d.len())
         .map(|(t, _)| t)
@@ -201,10 +199,10 @@ impl Judge<'_> {
     /// or, for a new tool, the one it was made from: `copied`).
     fn parameters(
         &self,
-        tool: &Value,
-        before: Option<&Value>,
+        tool: &ListedTool,
+        before: Option<&ListedTool>,
         copied: bool,
-        previous: &[Value],
+        previous: &[ListedTool],
     ) -> Vec<Violation> {
         let old_props = before.map(properties).unwrap_or_default();
         let mut out = Vec::new();
@@ -243,9 +241,8 @@ fn keeps_params(op: Option<Builtin>) -> bool {
     )
 }
 
-fn param_names(tool: &Value) -> Vec<String> {
-    tool["inputSchema"]["properties"]
-        .as_object()
+fn param_names(tool: &ListedTool) -> Vec<String> {
+    tool.properties()
         .map(|p| p.keys().cloned().collect())
         .unwrap_or_default()
 }
@@ -254,31 +251,24 @@ fn param_names(tool: &Value) -> Vec<String> {
 fn duplicate_of(
     name: &str,
     new: &str,
-    current: &[Value],
-    previous: &[Value],
+    current: &[ListedTool],
+    previous: &[ListedTool],
     was: &str,
 ) -> Option<String> {
-    let same = |t: &Value| {
-        t["description"]
-            .as_str()
-            .is_some_and(|d| normal(d) == normal(new))
-    };
+    let same = |t: &ListedTool| t.description().is_some_and(|d| normal(d) == normal(new));
     let before = previous
         .iter()
-        .find(|t| t["name"] == was)
-        .and_then(|t| t["description"].as_str());
+        .find(|t| t.is_named(was))
+        .and_then(ListedTool::description);
     current
         .iter()
-        .filter(|t| t["name"] != name && same(t))
-        .filter_map(|t| t["name"].as_str())
+        .filter(|t| !t.is_named(name) && same(t))
+        .filter_map(ListedTool::name)
         .find(|other| {
             // Two tools alike before stay alike: not this change's doing.
             !before.is_some_and(|b| {
                 previous.iter().any(|p| {
-                    p["name"] == *other
-                        && p["description"]
-                            .as_str()
-                            .is_some_and(|d| normal(d) == normal(b))
+                    p.is_named(other) && p.description().is_some_and(|d| normal(d) == normal(b))
                 })
             })
         })

@@ -3,6 +3,7 @@
 use serde_json::{Value, json};
 
 use super::*;
+use mcpevol_core::listed::listed;
 use mcpevol_core::schema;
 
 const SEARCH: &str =
@@ -44,6 +45,7 @@ fn judged(new: &str, op: Builtin) -> Vec<Defect> {
 }
 
 fn judged_lists(previous: Vec<Value>, current: Vec<Value>, op: Builtin) -> Vec<Defect> {
+    let (previous, current) = (listed(previous), listed(current));
     let changes = schema::diff(&previous, &current);
     match check(&previous, &current, &changes, Some(op)) {
         Ok(()) => Vec::new(),
@@ -182,6 +184,7 @@ fn a_parameter_described_by_its_own_name_is_refused() {
     let mut current = before();
     current[0]["inputSchema"]["properties"]["limit"]["description"] =
         json!("Required integer: the limit.");
+    let (previous, current) = (listed(previous), listed(current));
     let changes = schema::diff(&previous, &current);
     let got = check(
         &previous,

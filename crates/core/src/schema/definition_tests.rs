@@ -1,6 +1,12 @@
 use serde_json::json;
 
-use crate::schema::{ChangeKind, diff};
+use crate::schema::{ChangeKind, SchemaChange};
+
+/// [`crate::schema::diff`] of lists written as JSON.
+fn diff(before: &[serde_json::Value], after: &[serde_json::Value]) -> Vec<SchemaChange> {
+    let listed = |l: &[serde_json::Value]| crate::listed::listed(l.to_vec());
+    crate::schema::diff(&listed(before), &listed(after))
+}
 
 fn tool(extra: serde_json::Value) -> serde_json::Value {
     let mut t = json!({"name": "t", "description": "d", "inputSchema": {"type": "object"}});

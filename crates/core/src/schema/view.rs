@@ -5,6 +5,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value};
 
+use crate::listed::ListedTool;
+
 /// One tool as far as the diff cares.
 pub(super) struct ToolView<'a> {
     pub(super) description: Option<&'a Value>,
@@ -74,24 +76,21 @@ pub(super) fn view(tool: &Value) -> ToolView<'_> {
     }
 }
 
-pub(super) fn by_name(tools: &[Value]) -> BTreeMap<&str, ToolView<'_>> {
+pub(super) fn by_name(tools: &[ListedTool]) -> BTreeMap<&str, ToolView<'_>> {
     let mut map = BTreeMap::new();
     for t in tools {
-        if let Some(name) = t.get("name").and_then(Value::as_str) {
+        if let Some(name) = t.name() {
             // A server listing a name twice is broken; the first entry is what clients see first.
-            map.entry(name).or_insert_with(|| view(t));
+            map.entry(name).or_insert_with(|| view(t.as_value()));
         }
     }
     map
 }
 
 /// How many times each name is listed.
-pub(super) fn listings(tools: &[Value]) -> BTreeMap<&str, usize> {
+pub(super) fn listings(tools: &[ListedTool]) -> BTreeMap<&str, usize> {
     let mut counts = BTreeMap::new();
-    for name in tools
-        .iter()
-        .filter_map(|t| t.get("name").and_then(Value::as_str))
-    {
+    for name in tools.iter().filter_map(ListedTool::name) {
         *counts.entry(name).or_insert(0) += 1;
     }
     counts

@@ -278,7 +278,9 @@ impl Round<'_> {
                     .map(|(_, p, _)| p),
             );
             if let Some(why) = proof.unproven_reason {
-                return Err(AttemptError::Unproven(why));
+                let change = (proven.proofs(proposals, operators).iter())
+                    .rposition(|(_, p, _)| !p.is_proven());
+                return Err(AttemptError::Unproven { why, change });
             }
         }
         Ok(proven)

@@ -4,8 +4,6 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::Value;
-
 use super::AttemptError;
 use super::attempt::Round;
 use super::proposer::Ask;
@@ -14,6 +12,7 @@ use crate::llm::ChatMessage;
 use crate::mutate::reply::{self, Expect, GeneratedTest};
 use crate::mutate::snippets;
 use crate::version_record::GeneratedResult;
+use mcpevol_core::listed::ListedTool;
 use mcpevol_core::prompt::{self, Prompts};
 use mcpevol_core::schema::SchemaChange;
 use mcpevol_oracle::server::session::{CallStatus, Session};
@@ -30,19 +29,15 @@ pub(super) async fn write_tests(
     ask: &Ask<'_>,
     targets: &[String],
     changes: &[SchemaChange],
-    tools: &[Value],
+    tools: &[ListedTool],
 ) -> Result<(Vec<GeneratedTest>, Vec<validate::Effect>), AttemptError> {
     let mut touched: Vec<String> = changes.iter().map(|c| c.tool.clone()).collect();
     touched.extend(mcpevol_core::schema::added_names(changes));
     touched.extend(targets.iter().cloned());
     let schemas: Vec<String> = tools
         .iter()
-        .filter(|t| {
-            t["name"]
-                .as_str()
-                .is_some_and(|n| touched.iter().any(|x| x == n))
-        })
-        .map(|t| format!("{}: {}", t["name"].as_str().unwrap_or(""), t["inputSchema"]))
+        .filter(|t| t.name().is_some_and(|n| touched.iter().any(|x| x == n)))
+        .map(|t| format!("{}: {}", t.name().unwrap_or(""), t.input_schema()))
         .collect();
     let values = BTreeMap::from([
         (

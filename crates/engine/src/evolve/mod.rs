@@ -11,7 +11,6 @@ mod attempt_error;
 mod backend;
 mod case_proof;
 mod clock;
-mod culprit;
 mod drafting;
 mod generated;
 mod given_proposer;
@@ -27,7 +26,7 @@ mod rule_proposer;
 mod served;
 mod talk;
 
-pub use attempt_error::AttemptError;
+pub use attempt_error::{AttemptError, Blame};
 pub use backend::{Backend, BackendKind, MakeProposer};
 pub use clock::Timings;
 pub use given_proposer::GivenProposer;

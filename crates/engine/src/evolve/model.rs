@@ -3,14 +3,13 @@
 
 use std::sync::Arc;
 
-use serde_json::Value;
-
 use super::AttemptError;
 use super::proposer::{Ask, Provenance};
 use super::talk::Talk;
 use crate::llm::Chat;
 use crate::mutate::reply::GeneratedTest;
 use crate::version_record::Author;
+use mcpevol_core::listed::ListedTool;
 use mcpevol_core::prompt::Prompts;
 use mcpevol_core::schema::SchemaChange;
 use mcpevol_oracle::validate::Effect;
@@ -43,7 +42,7 @@ impl Model {
         ask: &Ask<'_>,
         targets: &[String],
         changes: &[SchemaChange],
-        tools: &[Value],
+        tools: &[ListedTool],
     ) -> Result<Vec<GeneratedTest>, AttemptError> {
         let (cases, claims) = super::generated::write_tests(
             &mut self.talk,

@@ -7,7 +7,6 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use async_trait::async_trait;
-use serde_json::Value;
 
 use super::clock::Step;
 use super::model::Model;
@@ -20,6 +19,7 @@ use crate::mutate::{Proposal, snippets};
 use crate::version_record::{self, Author, Rejection};
 use mcpevol_anchor as anchor;
 use mcpevol_core::inventory::Tool;
+use mcpevol_core::listed::ListedTool;
 use mcpevol_core::operators::{self, Operator};
 use mcpevol_core::prompt::{self, Prompts};
 use mcpevol_core::schema::SchemaChange;
@@ -262,7 +262,7 @@ impl Proposer for ModelProposer {
         &mut self,
         ask: &Ask<'_>,
         changes: &[SchemaChange],
-        tools: &[Value],
+        tools: &[ListedTool],
     ) -> Result<Vec<GeneratedTest>, AttemptError> {
         let targets = match &self.stage {
             Stage::Rewriting { selection, .. } => selection.targets.clone(),
@@ -296,15 +296,15 @@ pub(super) fn tool_list(live: &LiveTools, answering: &[String]) -> String {
         .tools
         .iter()
         .map(|t| {
-            let name = t["name"].as_str().unwrap_or("?");
-            let props = t["inputSchema"]["properties"]
-                .as_object()
+            let name = t.name().unwrap_or("?");
+            let props = t
+                .properties()
                 .map(|p| p.keys().cloned().collect::<Vec<_>>().join(", "));
             let fails = !answering.is_empty() && !answering.iter().any(|a| a == name);
             format!(
                 "- {}: {} (parameters: {}){}",
                 name,
-                t["description"].as_str().unwrap_or(""),
+                t.description().unwrap_or(""),
                 props.unwrap_or_default(),
                 if fails { " [fails offline]" } else { "" }
             )

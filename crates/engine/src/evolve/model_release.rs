@@ -11,7 +11,6 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use async_trait::async_trait;
-use serde_json::Value;
 
 use super::clock::Step;
 use super::model::Model;
@@ -29,6 +28,7 @@ use crate::release::{Label, Mix};
 use crate::version_record::{Author, Rejection};
 use mcpevol_anchor as anchor;
 use mcpevol_core::inventory::Tool;
+use mcpevol_core::listed::ListedTool;
 use mcpevol_core::operators::Operator;
 use mcpevol_core::prompt::{self, Prompts};
 use mcpevol_core::schema::SchemaChange;
@@ -129,7 +129,7 @@ impl Proposer for ModelReleaseProposer {
         &mut self,
         ask: &Ask<'_>,
         changes: &[SchemaChange],
-        tools: &[Value],
+        tools: &[ListedTool],
     ) -> Result<Vec<GeneratedTest>, AttemptError> {
         let mut targets: Vec<String> = Vec::new();
         for p in self.release.iter().flat_map(|r| r.changes()) {

@@ -8,7 +8,6 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
-use serde_json::Value;
 
 use super::clock::Clock;
 use super::{AttemptError, EvolveError};
@@ -18,6 +17,7 @@ use crate::mutate::reply::GeneratedTest;
 use crate::version_record::{Author, Rejection};
 use crate::workspace::{VersionTag, Workspace};
 use mcpevol_anchor::FactsCache;
+use mcpevol_core::listed::ListedTool;
 use mcpevol_core::operators::{Operator, OperatorId};
 use mcpevol_core::schema::SchemaChange;
 use mcpevol_oracle::server::LiveTools;
@@ -139,7 +139,7 @@ pub trait Proposer {
         &mut self,
         _ask: &Ask<'_>,
         _changes: &[SchemaChange],
-        _tools: &[Value],
+        _tools: &[ListedTool],
     ) -> Result<Vec<GeneratedTest>, AttemptError> {
         Ok(Vec::new())
     }

@@ -5,13 +5,14 @@
 
 use std::path::Path;
 
-use super::AttemptError;
 use super::attempt::{Proven, Round};
 use super::clock::Step;
 use super::proposer::{Ask, Proposer};
+use super::{AttemptError, Blame};
 use crate::mutate::Proposal;
 use crate::version_record::{self, GeneratedResult};
 use mcpevol_core::contract;
+use mcpevol_core::listed::ListedTool;
 use mcpevol_core::operators::Operator;
 use mcpevol_core::schema::{self, ChangeKind, SchemaChange};
 use mcpevol_oracle::server::LiveTools;
@@ -146,10 +147,10 @@ impl Round<'_> {
         let mut pairs = 0;
         while pairs < CONFIRMING_PAIRS && tests.iter().any(|t| t.differed) {
             pairs += 1;
-            let kept: Vec<serde_json::Value> = previous
+            let kept: Vec<ListedTool> = previous
                 .tools
                 .iter()
-                .filter(|t| base.calls.keys().any(|k| t["name"] == k.as_str()))
+                .filter(|t| base.calls.keys().any(|k| t.is_named(k)))
                 .cloned()
                 .collect();
             let again = self.observe_previous(&kept, &base).await?;
@@ -171,7 +172,7 @@ impl Round<'_> {
     /// baseline did.
     async fn observe_previous(
         &self,
-        tools: &[serde_json::Value],
+        tools: &[ListedTool],
         baseline: &Baseline,
     ) -> Result<Baseline, AttemptError> {
         let started = std::time::Instant::now();
@@ -182,7 +183,7 @@ impl Round<'_> {
 
     async fn observe_head(
         &self,
-        tools: &[serde_json::Value],
+        tools: &[ListedTool],
         baseline: &Baseline,
     ) -> Result<Baseline, AttemptError> {
         let dir = tempfile::tempdir().map_err(AttemptError::Scratch)?;
@@ -213,10 +214,10 @@ impl Round<'_> {
         if removed.is_empty() {
             return Ok(None);
         }
-        let kept: Vec<serde_json::Value> = previous
+        let kept: Vec<ListedTool> = previous
             .tools
             .iter()
-            .filter(|t| !removed.iter().any(|r| t["name"] == *r))
+            .filter(|t| !removed.iter().any(|r| t.is_named(r)))
             .cloned()
             .collect();
         let mut again = self.observe_previous(&kept, baseline).await?;
@@ -242,20 +243,22 @@ fn verify_contracts(
     // that broke its contract is the one dropped: named by operator alone, a release of several
     // copies, one of them listed where no tool list reads it, had its other copies dropped one
     // by one, each "no change at all".
-    let broken = |p: &Proposal, op: &Operator, violations: Vec<String>| AttemptError::Contract {
-        operator: match proposals.len() {
-            1 => op.id.to_string(),
-            _ => format!(
-                "{} on {}",
-                op.id,
-                (p.targets.iter())
-                    .map(|t| format!("`{t}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        },
-        violations,
-    };
+    let broken =
+        |i: usize, p: &Proposal, op: &Operator, violations: Vec<String>| AttemptError::Contract {
+            operator: match proposals.len() {
+                1 => op.id.to_string(),
+                _ => format!(
+                    "{} on {}",
+                    op.id,
+                    (p.targets.iter())
+                        .map(|t| format!("`{t}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            },
+            violations,
+            blame: Blame::Change(i),
+        };
     let pairs: Vec<(&Proposal, &mcpevol_core::contract::Contract)> = proposals
         .iter()
         .zip(operators)
@@ -263,7 +266,7 @@ fn verify_contracts(
         .collect();
     let owned = crate::release::owners::assign(&pairs, changes);
     let mut claimed = vec![false; changes.len()];
-    for ((p, op), mine) in proposals.iter().zip(operators).zip(&owned) {
+    for (i, ((p, op), mine)) in proposals.iter().zip(operators).zip(&owned).enumerate() {
         let mine: Vec<SchemaChange> = mine
             .iter()
             .map(|i| {
@@ -271,13 +274,13 @@ fn verify_contracts(
                 changes[*i].clone()
             })
             .collect();
-        contract::verify(&op.contract, &mine, &p.targets).map_err(|v| broken(p, op, v))?;
+        contract::verify(&op.contract, &mine, &p.targets).map_err(|v| broken(i, p, op, v))?;
     }
-    let unclaimed: Vec<String> = changes
+    let unclaimed: Vec<&SchemaChange> = changes
         .iter()
         .zip(&claimed)
         .filter(|(_, claimed)| !**claimed)
-        .map(|(c, _)| format!("tool `{}`: {}", c.tool, c.describe()))
+        .map(|(c, _)| c)
         .collect();
     if unclaimed.is_empty() {
         Ok(())
@@ -286,8 +289,12 @@ fn verify_contracts(
             operator: "the release".into(),
             violations: vec![format!(
                 "no change of the release makes {}",
-                unclaimed.join("; ")
+                (unclaimed.iter())
+                    .map(|c| format!("tool `{}`: {}", c.tool, c.describe()))
+                    .collect::<Vec<_>>()
+                    .join("; ")
             )],
+            blame: Blame::Tools(unclaimed.iter().map(|c| c.tool.clone()).collect()),
         })
     }
 }

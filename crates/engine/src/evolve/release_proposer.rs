@@ -13,12 +13,11 @@ use std::time::Instant;
 use async_trait::async_trait;
 
 use super::clock::Step;
-use super::culprit::culprit;
 use super::drafting::{
     self, Drafting, FEWEST_PLANNABLE, Slot, drop_stranded, keeps_tool, name_key,
 };
 use super::proposer::{Ask, GiveUp, Proposed, Proposer, Provenance};
-use super::{AttemptError, EvolveError};
+use super::{AttemptError, Blame, EvolveError};
 use crate::mutate::{Context, Proposal, Rng, rules};
 use crate::release::plan::{self, Class, Recipe};
 use crate::release::{Label, Mix, ReleaseRecord};
@@ -46,7 +45,7 @@ pub struct ReleaseProposer {
     /// dropped ones: what it touched, its draws and its events.
     drafting: Option<Drafting>,
     /// Why the last set was rejected, until the next proposal acts on it.
-    rejection: Option<String>,
+    rejection: Option<Blame>,
     /// Releases drafted this round: each draws its own seed.
     drafted: u32,
     /// Changes given from outside instead of drafted (tests, scripts): offered once.
@@ -128,10 +127,10 @@ impl Proposer for ReleaseProposer {
         ask: &Ask<'_>,
         rejected: &mut Vec<Rejection>,
     ) -> Result<Proposed, EvolveError> {
-        if let Some(why) = self.rejection.take()
+        if let Some(blame) = self.rejection.take()
             && !self.changes.is_empty()
         {
-            let k = culprit(&self.changes, &why);
+            let k = blame.pick(&self.changes);
             let dropped = self.changes.remove(k);
             let mut gone = vec![self.slots.remove(k)];
             if self.dropped.0 != Some(ask.version) {
@@ -192,7 +191,7 @@ impl Proposer for ReleaseProposer {
     }
 
     fn rejected(&mut self, error: &AttemptError) {
-        self.rejection = Some(error.to_string());
+        self.rejection = Some(error.blame());
     }
 
     fn provenance(&mut self) -> Provenance {

@@ -9,17 +9,13 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use mcpevol_core::inventory::Inventory;
+use mcpevol_core::listed::ListedTool;
 use mcpevol_oracle::server::LiveTools;
 
 /// Marks tools whose live schema leaves out parameter descriptions that their source gives.
 /// A server whose listed parameters never carry a description also hides the ones written.
 pub fn mark_opaque_params(inventory: &mut mcpevol_core::inventory::Inventory, live: &LiveTools) {
-    let props = |t: &serde_json::Value| {
-        t["inputSchema"]["properties"]
-            .as_object()
-            .cloned()
-            .unwrap_or_default()
-    };
+    let props = |t: &ListedTool| t.properties().cloned().unwrap_or_default();
     let any_param = live.tools.iter().any(|t| !props(t).is_empty());
     let any_described = live
         .tools
@@ -27,10 +23,10 @@ pub fn mark_opaque_params(inventory: &mut mcpevol_core::inventory::Inventory, li
         .any(|t| props(t).values().any(|p| p.get("description").is_some()));
     let hides_all = any_param && !any_described;
     for tool in &mut inventory.tools {
-        let Some(listed) = live.tools.iter().find(|t| t["name"] == tool.name.as_str()) else {
+        let Some(listed) = live.tools.iter().find(|t| t.is_named(&tool.name)) else {
             continue;
         };
-        let props = &listed["inputSchema"]["properties"];
+        let props = &listed.input_schema()["properties"];
         if let Some(schema) = &mut tool.sites.schema {
             for site in &mut schema.params {
                 site.live_described = props[&site.name].get("description").is_some();
@@ -169,7 +165,9 @@ mod tests {
         assert_eq!(inventory.tools.len(), 1);
         let live = LiveTools {
             server: serde_json::Value::Null,
-            tools: vec![serde_json::json!({"name": "t", "inputSchema": {"properties": listed}})],
+            tools: vec![
+                serde_json::json!({"name": "t", "inputSchema": {"properties": listed}}).into(),
+            ],
         };
         mark_opaque_params(&mut inventory, &live);
         inventory.tools[0].sites.opaque_params

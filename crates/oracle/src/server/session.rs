@@ -14,6 +14,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use tokio::time::Instant;
 
+pub use mcpevol_core::listed::ListedTool;
+
 use super::ServerError;
 use super::content;
 use super::launch::{self, LaunchConfig};
@@ -112,15 +114,12 @@ fn fill_tmp(arguments: Map<String, Value>, tmp: &Path) -> Map<String, Value> {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct LiveTools {
     pub server: Value,
-    pub tools: Vec<Value>,
+    pub tools: Vec<ListedTool>,
 }
 
 impl LiveTools {
     pub fn names(&self) -> Vec<&str> {
-        self.tools
-            .iter()
-            .filter_map(|t| t["name"].as_str())
-            .collect()
+        self.tools.iter().filter_map(ListedTool::name).collect()
     }
 }
 
@@ -320,7 +319,7 @@ impl Session {
         };
         let tools = tools
             .iter()
-            .map(|t| serde_json::to_value(t).unwrap_or(Value::Null))
+            .map(|t| ListedTool::from(serde_json::to_value(t).unwrap_or(Value::Null)))
             .collect();
         Ok(LiveTools {
             server: self.server_info(),

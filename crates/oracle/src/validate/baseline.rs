@@ -22,6 +22,7 @@ use super::unknown::UnknownShape;
 use super::volatile::Volatile;
 use crate::server::session::CallStatus;
 use crate::server::{LaunchConfig, ServerError};
+use mcpevol_core::listed::ListedTool;
 
 /// The previous version's answers, computed once per version and shared by a round's attempts.
 #[derive(Debug, Clone, Default)]
@@ -54,7 +55,7 @@ impl Baseline {
     pub async fn observe(
         root: &Path,
         config: &LaunchConfig,
-        tools: &[Value],
+        tools: &[ListedTool],
         timeout: Duration,
         hints: &CallHints,
     ) -> Result<Baseline, ServerError> {
@@ -113,7 +114,7 @@ impl Baseline {
     pub async fn replay(
         root: &Path,
         config: &LaunchConfig,
-        tools: &[Value],
+        tools: &[ListedTool],
         baseline: &Baseline,
         timeout: Duration,
     ) -> Result<Baseline, ServerError> {
@@ -343,10 +344,10 @@ impl Baseline {
 }
 
 /// Tools by name with their input schemas, in the order every version calls them.
-pub fn in_call_order(tools: &[Value]) -> Vec<(&str, &Value)> {
+pub fn in_call_order(tools: &[ListedTool]) -> Vec<(&str, &Value)> {
     let mut out: Vec<(&str, &Value)> = tools
         .iter()
-        .filter_map(|t| Some((t["name"].as_str()?, &t["inputSchema"])))
+        .filter_map(|t| Some((t.name()?, t.input_schema())))
         .collect();
     out.sort_by_key(|(name, _)| *name);
     out

@@ -4,6 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::{VersionChange, args, arguments_for};
+use mcpevol_core::listed::ListedTool;
 use mcpevol_core::schema::ChangeKind;
 
 impl VersionChange<'_> {
@@ -17,7 +18,7 @@ impl VersionChange<'_> {
     ) -> Map<String, Value> {
         let schema = self
             .tool(tool)
-            .map(|t| &t["inputSchema"])
+            .map(ListedTool::input_schema)
             .unwrap_or(&Value::Null);
         let props = schema["properties"].as_object();
         let mut out: Map<String, Value> = before
@@ -49,13 +50,13 @@ impl VersionChange<'_> {
         before: &Map<String, Value>,
     ) -> Map<String, Value> {
         let mut out = before.clone();
-        let old = self.previous.iter().find(|t| t["name"] == tool);
+        let old = self.previous.iter().find(|t| t.is_named(tool));
         for c in self.changes_of(tool) {
             if c.kind != ChangeKind::ParamDefaultChanged {
                 continue;
             }
             let Some(param) = &c.param else { continue };
-            let default = old.and_then(|t| t["inputSchema"]["properties"][param].get("default"));
+            let default = old.and_then(|t| t.property(param).get("default"));
             if let Some(d) = default
                 && !out.contains_key(param)
             {

@@ -209,7 +209,7 @@ impl Oracle<'_> {
         let schema = self
             .change
             .tool(name)
-            .map(|t| t["inputSchema"].clone())
+            .map(|t| t.input_schema().clone())
             .unwrap_or_default();
         let arguments = arguments_for(&schema);
         let outcome = self.call(name, &arguments).await;
@@ -274,11 +274,8 @@ impl Oracle<'_> {
         let Some(seen) = self.baseline.calls.get(tool).cloned() else {
             return;
         };
-        let declared = (self.change.tool(tool)).and_then(|t| {
-            t["inputSchema"]["properties"][param]
-                .get("default")
-                .cloned()
-        });
+        let declared =
+            (self.change.tool(tool)).and_then(|t| t.property(param).get("default").cloned());
         let mut without = seen.arguments.clone();
         without.remove(param);
         let (outcome, mut judged) = match &declared {
@@ -335,14 +332,14 @@ impl Oracle<'_> {
         let schema = self
             .change
             .tool(tool)
-            .map(|t| t["inputSchema"]["properties"][param].clone())
+            .map(|t| t.property(param).clone())
             .unwrap_or_default();
         // A required parameter is sent in the reference calls too, at a value that cuts
         // nothing the claim could see (its maximum, else far beyond any answer the oracle
         // reads): without it the reference would be refused.
         let mut plain = seen.arguments.clone();
         if self.change.tool(tool).is_some_and(|t| {
-            t["inputSchema"]["required"]
+            t.required()
                 .as_array()
                 .is_some_and(|r| r.iter().any(|n| n == param))
         }) {

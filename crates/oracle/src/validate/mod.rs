@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::server::session::{CallStatus, Outcome, Session};
+use mcpevol_core::listed::ListedTool;
 use mcpevol_core::schema::{ChangeKind, SchemaChange};
 
 mod acts;
@@ -177,17 +178,17 @@ impl Tally {
 /// What a round changed, as the oracle needs it.
 pub struct VersionChange<'a> {
     /// The previous version's tool list.
-    pub previous: &'a [Value],
+    pub previous: &'a [ListedTool],
     /// The new version's tool list.
-    pub current: &'a [Value],
+    pub current: &'a [ListedTool],
     pub changes: &'a [SchemaChange],
     /// Behaviour the change claims (from the mutator).
     pub effects: &'a [Effect],
 }
 
 impl VersionChange<'_> {
-    fn tool(&self, name: &str) -> Option<&Value> {
-        self.current.iter().find(|t| t["name"] == name)
+    fn tool(&self, name: &str) -> Option<&ListedTool> {
+        self.current.iter().find(|t| t.is_named(name))
     }
 
     fn changes_of(&self, tool: &str) -> impl Iterator<Item = &SchemaChange> {

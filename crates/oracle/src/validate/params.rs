@@ -6,6 +6,7 @@ use serde_json::Value;
 use super::judge::{self, Judged, hard_failure, quote};
 use super::{Check, Compared, Effect, Oracle, TestKind, args, baseline, bounds, normalize, result};
 use crate::server::session::CallStatus;
+use mcpevol_core::listed::ListedTool;
 
 impl Oracle<'_> {
     /// A value inside the new bound is accepted; one beyond it is refused where the server
@@ -15,11 +16,11 @@ impl Oracle<'_> {
         let Some(seen) = self.baseline.calls.get(tool).cloned() else {
             return;
         };
-        let prop = |tools: &[Value]| {
+        let prop = |tools: &[ListedTool]| {
             tools
                 .iter()
-                .find(|t| t["name"] == tool)
-                .map(|t| t["inputSchema"]["properties"][param].clone())
+                .find(|t| t.is_named(tool))
+                .map(|t| t.property(param).clone())
                 .unwrap_or_default()
         };
         let (new, old) = (prop(self.change.current), prop(self.change.previous));
@@ -146,8 +147,8 @@ impl Oracle<'_> {
             .change
             .previous
             .iter()
-            .find(|t| t["name"] == tool)
-            .map(|t| t["inputSchema"]["properties"][param].clone())
+            .find(|t| t.is_named(tool))
+            .map(|t| t.property(param).clone())
             .unwrap_or_default();
         let mut plain = seen.arguments.clone();
         plain.remove(param);

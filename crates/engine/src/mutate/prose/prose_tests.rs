@@ -140,6 +140,8 @@ fn every_wording_passes_the_description_check() {
         );
         after[0]["inputSchema"]["properties"]["city"]["description"] =
             json!(attach::append("City", &[bound]));
+        let listed = mcpevol_core::listed::listed;
+        let (before, after) = (listed(before.clone()), listed(after));
         let changes = mcpevol_core::schema::diff(&before, &after);
         let judged = describe_check::check(&before, &after, &changes, None);
         assert_eq!(judged, Ok(()), "seed {seed}: {new}");
