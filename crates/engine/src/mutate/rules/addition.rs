@@ -1,0 +1,91 @@
+//! Tool Addition: a new tool beside an existing one, either its batch form (where one can be
+//! written) or an alias copy of it (see `copies.rs`).
+
+use super::super::MutateError;
+use super::super::batch_form;
+use super::super::prose::Note;
+use super::super::splice::{indent_at, js_string};
+use super::super::words;
+use super::copies::{self, Copyable};
+use super::{Draft, cut};
+use mcpevol_core::inventory::Tool;
+use mcpevol_oracle::validate::Effect;
+
+/// What Tool Addition found: where an alias copy is written from, and whether a batch form
+/// can be written instead.
+pub(super) struct Addition<'t> {
+    copy: Copyable<'t>,
+    batchable: bool,
+}
+
+pub(super) fn check<'t>(tool: &'t Tool, all: &[Tool]) -> Result<Addition<'t>, &'static str> {
+    Ok(Addition {
+        copy: copies::check(tool, all)?,
+        batchable: batch_form::batchable(tool, all).is_ok(),
+    })
+}
+
+impl Draft<'_> {
+    pub(super) fn addition(
+        &mut self,
+        plan: Addition,
+        tool: &Tool,
+        all: &[Tool],
+    ) -> Result<String, MutateError> {
+        let name = &tool.name;
+        // Where a batch form can be written, half the additions are one: new tools in real
+        // releases do something new, and are seldom aliases.
+        if plan.batchable && self.rng.below(2) == 0 {
+            let new = self.add_batch(tool)?;
+            return Ok(format!(
+                "Tool Addition: added `{new}`, which runs `{name}` on each of several argument sets"
+            ));
+        }
+        let new = self.add_copy(plan.copy, tool, all)?;
+        Ok(format!(
+            "Tool Addition: added `{new}`, an alias that behaves as `{name}`"
+        ))
+    }
+
+    /// A batch form of `tool` registered beside it (see [`batch_form`]): its registration copied
+    /// with the name, description, shape and handler rewritten.
+    fn add_batch(&mut self, tool: &Tool) -> Result<String, MutateError> {
+        let s = &tool.sites;
+        let (reg, name) = (s.registration.as_ref(), s.name.as_ref());
+        let (reg, name) = reg.zip(name).expect("batchable() checked");
+        let description = s.description.as_ref().expect("batchable() checked");
+        let schema = s.schema.as_ref().expect("batchable() checked");
+        let handler = tool.handler.as_ref().expect("batchable() checked");
+        let zod = schema.zod.as_deref().expect("batchable() checked");
+        let new = words::join(&tool.name, batch_form::SUFFIX);
+        let about = self.writer().note(&Note::Batch {
+            of: &tool.name,
+            items: batch_form::ITEMS,
+            most: batch_form::MOST,
+        });
+        let text = self.e.text(self.root, &reg.file)?.to_string();
+        let shape = &text[schema.object.bytes.0..schema.object.bytes.1];
+        let code = &text[handler.bytes.0..handler.bytes.1];
+        let cuts = vec![
+            (name.bytes, js_string(&new)),
+            (description.span.bytes, js_string(&about)),
+            (
+                schema.object.bytes,
+                batch_form::shape(zod, shape, &tool.name),
+            ),
+            (
+                handler.bytes,
+                batch_form::handler(code, indent_at(&text, handler.bytes.0)),
+            ),
+        ];
+        let copy = cut(&text, reg, cuts);
+        self.insert_beside(&text, reg, &copy)?;
+        self.added.push(new.clone());
+        self.effects.push(Effect::Batch {
+            tool: new.clone(),
+            source: tool.name.clone(),
+            items: batch_form::ITEMS.to_string(),
+        });
+        Ok(new)
+    }
+}

@@ -1,0 +1,71 @@
+//! Interface Refactoring: a parameter added (as Flexible Expansion adds one) or, where none
+//! could be seen at work, one pruned (as Parameter Pruning does), with the tool's description
+//! saying so.
+
+use super::super::behaviours::NEW_PARAMS;
+use super::super::prose::Note;
+use super::super::{MutateError, Presence};
+use super::expansion::{self, Expansion};
+use super::pruning::{self, Pruning};
+use super::{Draft, describable, shared_checks};
+use mcpevol_core::inventory::{DescriptionSite, Tool};
+use mcpevol_core::operators::Builtin::{FlexibleExpansion, ParameterPruning};
+
+/// What Interface Refactoring found: the description to update, and the plans of the
+/// operators whose change it makes (at least one of them).
+pub(super) struct Refactoring<'t> {
+    description: &'t DescriptionSite,
+    expansion: Option<Expansion<'t>>,
+    pruning: Option<Pruning<'t>>,
+}
+
+pub(super) fn check<'t>(tool: &'t Tool, all: &[Tool]) -> Result<Refactoring<'t>, &'static str> {
+    let description = describable(tool)?;
+    let expansion =
+        shared_checks(FlexibleExpansion, tool, all).and_then(|()| expansion::check(tool));
+    let pruning = shared_checks(ParameterPruning, tool, all).and_then(|()| pruning::check(tool));
+    if let (Err(_), Err(why)) = (&expansion, &pruning) {
+        return Err(why);
+    }
+    Ok(Refactoring {
+        description,
+        expansion: expansion.ok(),
+        pruning: pruning.ok(),
+    })
+}
+
+impl Draft<'_> {
+    pub(super) fn refactoring(
+        &mut self,
+        plan: Refactoring,
+        tool: &Tool,
+    ) -> Result<String, MutateError> {
+        let name = &tool.name;
+        let shows = !self.showable_params(tool).is_empty();
+        let (change, note) = match (plan.expansion.filter(|_| shows), &plan.pruning) {
+            (Some(expansion), _) => {
+                let added = self.add_params(&expansion, tool, 1, Presence::Optional)?;
+                let param = self
+                    .effects
+                    .iter()
+                    .find_map(|e| e.param())
+                    .and_then(|n| NEW_PARAMS.iter().find(|p| p.name == n))
+                    .expect("add_params claims what it adds");
+                (
+                    format!("added {added}"),
+                    self.writer().note(&Note::NewParam(param)),
+                )
+            }
+            (None, Some(pruning)) => {
+                let pruned = self.prune(pruning, tool)?;
+                let note = self.writer().note(&Note::RemovedParam(&pruned));
+                (format!("removed `{pruned}`"), note)
+            }
+            (None, None) => return Err(MutateError::NothingToShow { tool: name.clone() }),
+        };
+        self.add_sentences(plan.description, &[note])?;
+        Ok(format!(
+            "Interface Refactoring: `{name}` {change}, with its description updated"
+        ))
+    }
+}

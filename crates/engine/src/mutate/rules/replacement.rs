@@ -1,0 +1,124 @@
+//! Tool Replacement: a tool renamed to its next version (`x` becomes `x_v2`, `x_v2` becomes
+//! `x_v3`) where it is defined and wherever calls are routed by its name, its description
+//! saying what it was called.
+
+use super::super::MutateError;
+use super::super::prose::Note;
+use super::super::python;
+use super::super::splice::js_string;
+use super::super::words;
+use super::copies::made_by_rules;
+use super::{Draft, describable};
+use mcpevol_core::inventory::{DescriptionSite, Span, Tool};
+
+/// What Tool Replacement found: where the name is written, and the description that says
+/// the old name (where it can be rewritten).
+pub(super) struct Replacement<'t> {
+    name: Named<'t>,
+    description: Option<&'t DescriptionSite>,
+}
+
+/// Where a tool's name is given.
+enum Named<'t> {
+    /// Written as a string in its definition.
+    Written(&'t Span),
+    /// A Python function registered without `name=`: the registration is given one.
+    ByRegistration(&'t Span),
+}
+
+pub(super) fn check(tool: &Tool) -> Result<Replacement<'_>, &'static str> {
+    let s = &tool.sites;
+    let name = match (&s.name, &s.registration) {
+        (Some(name), _) => Named::Written(name),
+        (None, Some(reg)) if python::names_by_registration(tool) => Named::ByRegistration(reg),
+        (None, _) => return Err("its name is not written in its definition"),
+    };
+    if made_by_rules(&tool.name) {
+        return Err("its name is one the rules give a copy: its replacement would be `x_alias_v2`");
+    }
+    Ok(Replacement {
+        name,
+        description: describable(tool).ok(),
+    })
+}
+
+/// The name that replaces `name`: its version word raised where it ends in one (`x_v2` becomes
+/// `x_v3`), else `name` with `v2`.
+fn next_version(name: &str) -> String {
+    let last = words::words(name).pop().unwrap_or_default();
+    let number = last.strip_prefix('v').and_then(|n| n.parse::<u32>().ok());
+    match number {
+        Some(n) if name.to_ascii_lowercase().ends_with(&last) => {
+            let stem = &name[..name.len() - last.len()];
+            let v = if name.ends_with(&last) { "v" } else { "V" };
+            format!("{stem}{v}{}", n + 1)
+        }
+        _ => words::join(name, "v2"),
+    }
+}
+
+#[cfg(test)]
+#[test]
+fn a_replacement_raises_a_version_word_and_a_copy_of_a_copy_is_refused() {
+    assert_eq!(next_version("query-docs"), "query-docs-v2");
+    assert_eq!(next_version("query-docs-v2"), "query-docs-v3");
+    assert_eq!(next_version("getDocsV2"), "getDocsV3");
+    assert_eq!(next_version("fetch_v9"), "fetch_v10");
+    assert!(
+        made_by_rules("fetch_v1") && made_by_rules("fetch_alias") && made_by_rules("fetchBatch")
+    );
+    assert!(!made_by_rules("fetch_v2") && !made_by_rules("fetch"));
+}
+
+impl Draft<'_> {
+    pub(super) fn replacement(
+        &mut self,
+        plan: Replacement,
+        tool: &Tool,
+    ) -> Result<String, MutateError> {
+        let name = &tool.name;
+        let new = next_version(name);
+        self.rename(&plan.name, tool, &new)?;
+        if let Some(description) = plan.description {
+            let note = self.writer().note(&Note::Formerly { old: name });
+            self.add_sentences(description, &[note])?;
+        }
+        self.added.push(new.clone());
+        Ok(format!("Tool Replacement: `{name}` is replaced by `{new}`"))
+    }
+
+    /// Renames a tool where it is defined and wherever calls are routed by its name.
+    fn rename(&mut self, named: &Named, tool: &Tool, new: &str) -> Result<(), MutateError> {
+        let name = match *named {
+            Named::Written(name) => name,
+            Named::ByRegistration(reg) => {
+                // A Python function registered without `name=`: it is named now.
+                return python::add_keyword(
+                    &mut self.e,
+                    self.root,
+                    reg,
+                    "name",
+                    &python::string(new),
+                );
+            }
+        };
+        self.e.replace(self.root, name, js_string(new))?;
+        for d in &tool.sites.routes {
+            if d.label.bytes != name.bytes || d.label.file != name.file {
+                self.e.replace(self.root, &d.label, js_string(new))?;
+            }
+        }
+        self.python_guards(tool, |names| {
+            names
+                .iter()
+                .map(|n| {
+                    if *n == tool.name {
+                        new.to_string()
+                    } else {
+                        n.clone()
+                    }
+                })
+                .collect()
+        })
+    }
+}
