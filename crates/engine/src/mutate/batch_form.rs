@@ -21,7 +21,7 @@ pub fn batchable(tool: &Tool, all: &[Tool]) -> Result<(), &'static str> {
         .registration
         .as_ref()
         .ok_or("no registration site was found")?;
-    if super::python::is_python(&reg.file) {
+    if !super::dialect::dialect_of(&reg.file).writes_batches() {
         return Err("a batch form is written for JavaScript registrations only");
     }
     let inside = |span: Option<&Span>| span.is_some_and(|inner| contains(reg, inner));

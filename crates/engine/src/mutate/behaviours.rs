@@ -127,7 +127,7 @@ pub const NEW_PARAMS: &[NewParam] = &[
     },
     // Pages through a long answer: added with `max_lines`, it runs first (see
     // [`around_params`]), so that the two together give the lines after the skipped ones. It
-    // is not added to a tool that cuts its answers already (`rules::fresh_params`): wrapped
+    // is not added to a tool that cuts its answers already (`rules::expansion::fresh_params`): wrapped
     // around that cut, it would skip lines of the cut answer.
     NewParam {
         name: "offset",
@@ -231,11 +231,8 @@ pub const NEW_PARAMS: &[NewParam] = &[
     },
 ];
 
-/// [`around_params`] for a handler in Python (`python`) or JavaScript.
-pub fn around_params_in(python: bool, params: &[&NewParam]) -> Around {
-    if !python {
-        return around_params(params);
-    }
+/// [`around_params`] for a handler in Python.
+pub fn around_params_py(params: &[&NewParam]) -> Around {
     Around {
         before: String::new(),
         after: in_order(params)
@@ -353,12 +350,9 @@ impl Bound {
         }
     }
 
-    /// [`Bound::enforce`] for a handler in Python (`python`): the call is refused by raising,
-    /// which the SDK answers as an error result.
-    pub fn enforce_in(self, python: bool, param: &str) -> Around {
-        if !python {
-            return self.enforce(param);
-        }
+    /// [`Bound::enforce`] for a handler in Python: the call is refused by raising, which the
+    /// SDK answers as an error result.
+    pub fn enforce_py(self, param: &str) -> Around {
         let key = serde_json::to_string(param).expect("a string serializes");
         let (test, words) = match self {
             Bound::MaxLength(n) => (
@@ -408,7 +402,7 @@ mod tests {
             both.find("input.fields").unwrap() < both.find("input.offset").unwrap(),
             "{both}"
         );
-        let py = around_params_in(true, &[by("max_lines"), by("offset")]).after;
+        let py = around_params_py(&[by("max_lines"), by("offset")]).after;
         assert!(
             py.find("\"offset\"").unwrap() < py.find("\"max_lines\"").unwrap(),
             "{py}"

@@ -10,8 +10,8 @@ use std::path::Path;
 
 use super::MutateError;
 use super::around::Around;
+use super::dialect::handler_dialect;
 use super::splice::Edits;
-use super::wrap;
 use mcpevol_core::inventory::{ParamSite, Tool};
 use mcpevol_oracle::validate::Effect;
 
@@ -23,7 +23,7 @@ pub type Synonym = (String, String);
 pub(super) fn widenable(tool: &Tool) -> Result<(&ParamSite, Vec<Synonym>), &'static str> {
     let schema =
         (tool.sites.schema.as_ref()).ok_or("its input schema is not written out literally")?;
-    if schema.python.is_some() || wrap::is_python_handler(tool) {
+    if schema.python.is_some() || !handler_dialect(tool).reads_capitals() {
         return Err("a Python handler is not given enum values in capitals");
     }
     if tool.handler.is_none() {

@@ -9,7 +9,7 @@
 //! query has no value that could stand for every call).
 
 use super::MutateError;
-use super::python::is_python;
+use super::dialect::dialect_of;
 use super::splice::{Edits, js_string};
 use mcpevol_core::inventory::{Param, ParamSite, Span, Tool};
 use std::path::Path;
@@ -192,7 +192,8 @@ fn declarable(tool: &Tool, param: &Param) -> Option<String> {
 /// (`Check::Defaulted`), where a zod default only has the previous calls to answer as before.
 pub(super) fn json_declarable(tool: &Tool) -> Option<(&ParamSite, String)> {
     let schema = tool.sites.schema.as_ref()?;
-    if !schema.json || schema.python.is_some() || is_python(&schema.object.file) {
+    let declares = dialect_of(&schema.object.file).declares_json_defaults();
+    if !schema.json || schema.python.is_some() || !declares {
         return None;
     }
     schema.params.iter().find_map(|site| {

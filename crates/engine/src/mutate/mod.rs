@@ -8,6 +8,7 @@ mod batch_form;
 pub mod behaviours;
 mod capitals;
 mod defaults;
+pub mod dialect;
 pub mod docstring;
 mod loosen;
 pub mod prose;

@@ -5,15 +5,13 @@ use std::collections::BTreeSet;
 use std::fmt::Write;
 use std::path::Path;
 
+use super::dialect::dialect_of;
 use mcpevol_core::inventory::{Span, Tool};
 
 /// Lines around a span, so that an edit has context to anchor its SEARCH text.
 const CONTEXT_LINES: usize = 2;
 /// A very long line (a minified bundle) is cut around the span instead.
 const LONG_LINE: usize = 400;
-
-/// Said before the snippets of a Python server, whose prompts otherwise speak of JavaScript.
-pub const PYTHON_NOTE: &str = "This server is written in Python: the snippets below are Python source, and your edits must be valid Python (3.10+) in the file's own style, importing nothing the package does not already use (the standard library is fine). FastMCP tools take their parameters from the function signature (type hints, `Annotated[..., Field(description=...)]`) and their description from the docstring or `description=`; low-level servers list `Tool(name=..., inputSchema={...})` objects and route calls in the `@server.call_tool()` function.";
 
 /// The snippets of `targets`, each region once, in file and line order, with headers.
 pub fn snippets(root: &Path, tools: &[&Tool]) -> String {
@@ -37,8 +35,8 @@ pub fn snippets(root: &Path, tools: &[&Tool]) -> String {
     }
     let mut out = String::new();
     let merged = merge(regions);
-    if merged.iter().any(|r| super::python::is_python(&r.0)) {
-        out.push_str(PYTHON_NOTE);
+    if let Some(note) = merged.iter().find_map(|r| dialect_of(&r.0).snippet_note()) {
+        out.push_str(note);
         out.push_str("\n\n");
     }
     for (file, start, end, b0, b1) in merged {
@@ -48,11 +46,7 @@ pub fn snippets(root: &Path, tools: &[&Tool]) -> String {
         let lines: Vec<&str> = text.lines().collect();
         let from = start.saturating_sub(CONTEXT_LINES + 1);
         let to = (end + CONTEXT_LINES).min(lines.len());
-        let language = if super::python::is_python(&file) {
-            ", Python"
-        } else {
-            ""
-        };
+        let language = dialect_of(&file).snippet_label();
         let _ = writeln!(out, "--- {file} (lines {}-{}{language})", from + 1, to);
         if lines[from..to].iter().any(|l| l.len() > LONG_LINE) {
             let a = text.floor_char_boundary(b0.saturating_sub(LONG_LINE));
@@ -88,6 +82,7 @@ fn merge(
 
 #[cfg(test)]
 mod tests {
+    use super::super::python::PYTHON_NOTE;
     use super::*;
 
     #[test]

@@ -189,6 +189,25 @@ pub fn statement_range(text: &str, statement: &Span) -> (usize, usize) {
     }
 }
 
+/// The first occurrence of `word` in `text` not inside a longer identifier.
+pub fn find_word(text: &str, word: &str) -> Option<usize> {
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    text.match_indices(word).map(|(i, _)| i).find(|&i| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + word.len()..].chars().next();
+        !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
+    })
+}
+
+/// `region` with its first `word` (not inside a longer identifier) replaced by `with`, or
+/// `with` alone where `region` does not name it.
+pub fn replace_word(region: &str, word: &str, with: &str) -> String {
+    match find_word(region, word) {
+        Some(at) => format!("{}{with}{}", &region[..at], &region[at + word.len()..]),
+        None => with.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,7 +8,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::python::is_python;
+use super::dialect::dialect_of;
 use super::splice::{indent_at, js_string};
 use super::words;
 use mcpevol_core::inventory::{DescriptionSite, Span, Tool};
@@ -31,7 +31,7 @@ pub fn title_for(name: &str) -> String {
 /// The description site a title is written beside: a JavaScript tool's, as the code writes it.
 pub fn titleable(tool: &Tool) -> Result<&DescriptionSite, &'static str> {
     let site = (tool.sites.description.as_ref()).ok_or("its description is not written out")?;
-    if is_python(&site.span.file) {
+    if !dialect_of(&site.span.file).writes_titles() {
         return Err("a Python tool's title is not written beside its description");
     }
     if words::words(&tool.name).is_empty() {

@@ -1,5 +1,6 @@
-//! Taking a removed tool out of the code that routes calls to it: its `case` clause, its
-//! `if` branch, its handler-map entry. A branch left behind would still answer the old name.
+//! Taking a removed tool out of the JavaScript code that routes calls to it: its `case`
+//! clause, its `if` branch, its handler-map entry. A branch left behind would still answer the
+//! old name. (Python's routing is taken out by `python/`; the file's dialect chooses.)
 
 use std::path::Path;
 
@@ -8,41 +9,28 @@ use tree_sitter::Node;
 use super::MutateError;
 use super::splice::{Edits, item_range, statement_range};
 use mcpevol_anchor::grammar::Lang;
-use mcpevol_core::inventory::{RouteKind, Span, Tool};
+use mcpevol_core::inventory::{Route, RouteKind, Span};
 
-/// Edits that take every routing site of `tool` out.
-pub fn remove_dispatch(e: &mut Edits, root: &Path, tool: &Tool) -> Result<(), MutateError> {
-    let registration = tool.sites.registration.as_ref();
-    for d in &tool.sites.routes {
-        // A map entry that is itself the registration is gone with it.
-        if registration.is_some_and(|r| {
-            r.file == d.site.file && r.bytes.0 <= d.site.bytes.0 && d.site.bytes.1 <= r.bytes.1
-        }) {
-            continue;
+/// Takes the JavaScript routing site `d` out: its handler-map entry, its `case` clause, its
+/// `if` branch.
+pub(super) fn remove_js_route(e: &mut Edits, root: &Path, d: &Route) -> Result<(), MutateError> {
+    let text = e.text(root, &d.site.file)?.to_string();
+    let (start, end, with) = match d.kind {
+        RouteKind::MapEntry => {
+            let (a, b) = item_range(&text, &d.site);
+            (a, b, String::new())
         }
-        if super::python::is_python(&d.site.file) {
-            super::python::unroute(e, root, &d.site, &d.label, d.kind)?;
-            continue;
-        }
-        let text = e.text(root, &d.site.file)?.to_string();
-        let (start, end, with) = match d.kind {
-            RouteKind::MapEntry => {
-                let (a, b) = item_range(&text, &d.site);
-                (a, b, String::new())
-            }
-            RouteKind::Case => case_cut(root, &text, &d.site, &d.label)?,
-            RouteKind::Compare => branch_cut(root, &text, &d.site)?,
-        };
-        e.replace(
-            root,
-            &Span {
-                bytes: (start, end),
-                ..d.site.clone()
-            },
-            with,
-        )?;
-    }
-    Ok(())
+        RouteKind::Case => case_cut(root, &text, &d.site, &d.label)?,
+        RouteKind::Compare => branch_cut(root, &text, &d.site)?,
+    };
+    e.replace(
+        root,
+        &Span {
+            bytes: (start, end),
+            ..d.site.clone()
+        },
+        with,
+    )
 }
 
 fn node_at<'t>(tree: &'t tree_sitter::Tree, span: &Span) -> Option<Node<'t>> {

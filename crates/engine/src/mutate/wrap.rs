@@ -1,6 +1,8 @@
 //! Wrapping a tool's handler so that a new parameter really does what its description says:
 //! code that runs before the handler (`input` holds the tool's arguments; returning refuses the
-//! call) and after it (`result` holds its answer), for every registration style.
+//! call) and after it (`result` holds its answer), for every registration style. This is the
+//! JavaScript wrapping; a Python handler is wrapped by `python/wrap.rs`, and the handler's
+//! dialect (`dialect/`) chooses.
 //!
 //! A tool with its own handler function gets that function wrapped; a tool routed by `case`,
 //! `if` or a handler map gets the function that routes it wrapped, guarded by the tool's name.
@@ -30,42 +32,18 @@ enum Site {
     RouterBody(Span),
 }
 
-/// Why the handler of `tool` cannot be wrapped, or Ok.
-pub fn wrappable(root: &Path, tool: &Tool) -> Result<(), &'static str> {
-    if is_python_handler(tool) {
-        return super::python::wrap::wrappable(root, tool);
-    }
+/// Why the JavaScript handler of `tool` cannot be wrapped, or Ok.
+pub(super) fn wrappable_js(root: &Path, tool: &Tool) -> Result<(), &'static str> {
     site(root, tool).map(|_| ())
 }
 
-/// Ok for a JavaScript tool (whose wrapping is checked when drafted); for a Python tool, why its
-/// handler cannot be wrapped, read from its anchored spans alone.
-pub fn wrappable_here(tool: &Tool) -> Result<(), &'static str> {
-    if !is_python_handler(tool) {
-        return Ok(());
-    }
-    match tool.style {
-        mcpevol_core::inventory::Style::Register
-        | mcpevol_core::inventory::Style::Switch
-        | mcpevol_core::inventory::Style::If
-        | mcpevol_core::inventory::Style::Other => Ok(()),
-        _ => Err("its handler is called by a router in another module, which is not wrapped"),
-    }
-}
-
-/// Whether the tool's handler is Python, whose wrapping is `python::wrap` (and whose `around`
-/// code must be Python).
-pub fn is_python_handler(tool: &Tool) -> bool {
-    tool.handler
-        .as_ref()
-        .is_some_and(|h| super::python::is_python(&h.file))
-}
-
-/// Adds `around` to the calls of `tool`.
-pub fn wrap(e: &mut Edits, root: &Path, tool: &Tool, around: &Around) -> Result<(), MutateError> {
-    if is_python_handler(tool) {
-        return super::python::wrap::wrap(e, root, tool, around);
-    }
+/// Adds `around` to the calls of `tool`, whose handler is JavaScript.
+pub(super) fn wrap_js(
+    e: &mut Edits,
+    root: &Path,
+    tool: &Tool,
+    around: &Around,
+) -> Result<(), MutateError> {
     let site = site(root, tool).map_err(|why| MutateError::Unwrappable {
         tool: tool.name.clone(),
         why,

@@ -1,9 +1,10 @@
 //! The Python forms of the rules' site surgeries: the operator logic (which tool, which edit,
-//! what it claims) stays in `rules.rs`; where an edit lands in a `.py` file, these write it.
+//! what it claims) stays in `rules/`; where an edit lands in a `.py` file, the Python dialect
+//! (`dialect/python.rs`) has these write it.
 //!
 //! Over 500 lines on purpose: every surgery the 11 operators need in Python (names, aliases,
 //! routes and their removal, parameters in three schema forms, imports), beside each other as
-//! their JavaScript forms are in `rules.rs`, `splice.rs` and `unroute.rs`.
+//! their JavaScript forms are in `dialect/javascript.rs`, `splice.rs`, `wrap.rs` and `unroute.rs`.
 //!
 //! Python writes a tool's parameters three ways (`inventory::PyParams`): a function signature
 //! (FastMCP), a pydantic model's fields, or a JSON schema as a dict literal. Routes are `case`
@@ -22,6 +23,9 @@ use super::splice::{Edits, append_entry, indent_at, item_range, js_string, state
 use mcpevol_anchor::grammar::Lang;
 use mcpevol_core::inventory::{ParamSite, PyParams, SchemaSite, Span, Tool};
 use mcpevol_core::operators::Builtin;
+
+/// Said before the snippets of a Python server, whose prompts otherwise speak of JavaScript.
+pub const PYTHON_NOTE: &str = "This server is written in Python: the snippets below are Python source, and your edits must be valid Python (3.10+) in the file's own style, importing nothing the package does not already use (the standard library is fine). FastMCP tools take their parameters from the function signature (type hints, `Annotated[..., Field(description=...)]`) and their description from the docstring or `description=`; low-level servers list `Tool(name=..., inputSchema={...})` objects and route calls in the `@server.call_tool()` function.";
 
 /// Whether an edit of `file` is Python.
 pub fn is_python(file: &str) -> bool {

@@ -4,14 +4,12 @@
 //! their own modules (`defaults.rs`, `loosen.rs`, `capitals.rs`); a new bound is written here.
 
 use super::super::behaviours::Bound;
-use super::super::python::{self, is_python};
-use super::super::{
-    ConstraintKind, MutateError, Presence, capitals, defaults, loosen, prose, wrap,
-};
+use super::super::capitals::{self, Synonym};
+use super::super::dialect::{dialect_of, handler_dialect};
+use super::super::loosen::{self, Loosening};
+use super::super::{ConstraintKind, MutateError, Presence, defaults, prose};
 use super::expansion::{self, Expansion};
 use super::{Draft, preferred, shared_checks};
-use crate::mutate::capitals::Synonym;
-use crate::mutate::loosen::Loosening;
 use mcpevol_core::inventory::{ParamSite, Tool};
 use mcpevol_core::operators::Builtin::{ConstraintMutation, FlexibleExpansion};
 use mcpevol_oracle::validate::Effect;
@@ -68,7 +66,7 @@ pub(super) fn check<'t>(
                 s if s.zod.is_some()
                     && !s.json
                     && s.python.is_none()
-                    && !is_python(&s.object.file) =>
+                    && dialect_of(&s.object.file).writes_zod() =>
                 {
                     Constraint::NewRequired(plan)
                 }
@@ -157,7 +155,7 @@ impl Draft<'_> {
             Constraint::Capitals(site, synonyms) => {
                 capitals::widen(&mut self.e, self.root, site, json, &synonyms)?;
                 let around = capitals::around(&site.name, &synonyms);
-                wrap::wrap(&mut self.e, self.root, tool, &around)?;
+                handler_dialect(tool).wrap(&mut self.e, self.root, tool, &around)?;
                 (self.effects).extend(capitals::claims(&tool.name, &site.name, &synonyms));
                 let values: Vec<String> = synonyms.iter().map(|(v, _)| format!("`{v}`")).collect();
                 format!(
@@ -200,7 +198,8 @@ impl Draft<'_> {
         bound: Bound,
     ) -> Result<bool, MutateError> {
         let json = tool.sites.schema.as_ref().is_some_and(|s| s.json);
-        let enforced = wrap::wrappable(self.root, tool).is_ok();
+        let handler = handler_dialect(tool);
+        let enforced = handler.wrappable(self.root, tool).is_ok();
         // The parameter's description says what the bound means, where it can be edited, no
         // bound of its own already decides (a looser new one would not be the limit) and the
         // caller wants it said.
@@ -215,32 +214,17 @@ impl Draft<'_> {
             let new = prose::attach::append(d.text.as_deref().unwrap_or(""), &[sentence]);
             self.retext(d, &new)?;
         }
-        if json && is_python(&site.value.file) {
-            let entry = python::property_entry(&bound.json());
+        if json {
+            let entry = dialect_of(&site.value.file).json_bound_entry(bound);
             self.insert_into_property(site, ConstraintMutation, &entry)?;
-        } else if json {
-            self.insert_into_property(site, ConstraintMutation, &format!(" {},", bound.json()))?;
-        } else if is_python(&site.entry.file) {
-            let (keyword, n) = python::bound_keyword(bound);
-            let value = n.to_string();
-            python::field_keyword(
-                &mut self.e,
-                self.root,
-                site,
-                keyword,
-                &value,
-                ConstraintMutation,
-            )?;
         } else {
-            let base = site.base.as_ref().expect("constrainable() checked");
-            self.e
-                .insert(self.root, &base.file, base.bytes.1, bound.zod())?;
+            dialect_of(&site.entry.file).declare_bound(&mut self.e, self.root, site, bound)?;
         }
         if !enforced {
             return Ok(false);
         }
-        let around = bound.enforce_in(wrap::is_python_handler(tool), &site.name);
-        wrap::wrap(&mut self.e, self.root, tool, &around)?;
+        let around = handler.enforce(bound, &site.name);
+        handler.wrap(&mut self.e, self.root, tool, &around)?;
         self.effects.push(Effect::Enforced {
             tool: tool.name.clone(),
             param: site.name.clone(),

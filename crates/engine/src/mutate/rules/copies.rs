@@ -3,12 +3,13 @@
 //! free for it, the copy in each registration style, and the routing of its name).
 
 use super::super::batch_form;
+use super::super::dialect::dialect_of;
 use super::super::prose::{self, Note};
-use super::super::python::{self, is_python};
+use super::super::python;
 use super::super::retext;
-use super::super::splice::{contains, indent_at, js_string};
+use super::super::splice::{contains, find_word, indent_at, js_string};
 use super::super::{MutateError, words};
-use super::{ByteCut, Draft, cut, find_word};
+use super::{ByteCut, Draft, cut};
 use mcpevol_core::inventory::{DescriptionForm, DescriptionSite, RouteKind, Span, Tool};
 use mcpevol_core::operators::Builtin::ToolAddition;
 use mcpevol_oracle::validate::Effect;
@@ -244,30 +245,8 @@ impl Draft<'_> {
             }
             _ => js_string(alias),
         };
-        let name_js = js_string(new);
-        if is_python(&reg.file) {
-            let full = prose::attach::prepend(tool.description.as_deref().unwrap_or(""), alias);
-            let derived = python::derived_object(holder, new, &full);
-            match find_word(region, holder) {
-                Some(at) => format!("{}{derived}{}", &region[..at], &region[at + holder.len()..]),
-                None => derived,
-            }
-        } else if let Some(constructor) = region
-            .strip_prefix("new ")
-            .and_then(|r| r.split('(').next())
-        {
-            // A subclass keeps the methods and schema; anchoring sees its fields.
-            format!(
-                "new (class extends {constructor} {{ name = {name_js}; description = {description_js}; }})()"
-            )
-        } else {
-            let inline =
-                format!("{{ ...{holder}, name: {name_js}, description: {description_js} }}");
-            match find_word(region, holder) {
-                Some(at) => format!("{}{inline}{}", &region[..at], &region[at + holder.len()..]),
-                None => inline,
-            }
-        }
+        let full = prose::attach::prepend(tool.description.as_deref().unwrap_or(""), alias);
+        dialect_of(&reg.file).derived_copy(region, holder, new, &full, &description_js)
     }
 
     /// The cuts that give a copy of the description at `site` the alias sentence first: in
@@ -345,23 +324,8 @@ impl Draft<'_> {
         for d in &tool.sites.routes {
             let text = self.e.text(self.root, &d.site.file)?.to_string();
             match d.kind {
-                RouteKind::Case if is_python(&d.site.file) => {
-                    // `case X:` also takes the alias: `case X | "new":`.
-                    self.e.insert(
-                        self.root,
-                        &d.label.file,
-                        d.label.bytes.1,
-                        python::case_alternative(new),
-                    )?;
-                }
                 RouteKind::Case => {
-                    let indent = indent_at(&text, d.site.bytes.0).to_string();
-                    self.e.insert(
-                        self.root,
-                        &d.site.file,
-                        d.site.bytes.0,
-                        format!("case {}:\n{indent}", js_string(new)),
-                    )?;
+                    dialect_of(&d.site.file).route_case(&mut self.e, self.root, d, &text, new)?;
                 }
                 RouteKind::Compare => {
                     let compare = &text[d.site.bytes.0..d.site.bytes.1];
@@ -370,11 +334,7 @@ impl Draft<'_> {
                         d.label.bytes.1 - d.site.bytes.0,
                     );
                     let other = format!("{}{}{}", &compare[..a], js_string(new), &compare[b..]);
-                    let either = if is_python(&d.site.file) {
-                        python::compare_or(compare, &other)
-                    } else {
-                        format!("({compare} || {other})")
-                    };
+                    let either = dialect_of(&d.site.file).either(compare, &other);
                     self.e.replace(self.root, &d.site, either)?;
                 }
                 RouteKind::MapEntry => {

@@ -2,8 +2,7 @@
 //! or a display title beside it), Parameter Description Update (facts added to one
 //! parameter's description, or one written) and Joint Description Update (both).
 
-use super::super::python::{self, is_python};
-use super::super::splice::js_string;
+use super::super::dialect::dialect_of;
 use super::super::{ConstraintKind, MutateError, Rng, prose, title};
 use super::{Draft, describable, preferred};
 use mcpevol_core::inventory::{DescriptionSite, ParamSite, SchemaSite, Tool};
@@ -198,33 +197,17 @@ impl Draft<'_> {
                 let new = prose::attach::append(d.text.as_deref().unwrap_or(""), &sentences);
                 self.retext(d, &new)?
             }
-            (None, false) if is_python(&site.entry.file) => python::field_keyword(
+            (None, false) => dialect_of(&site.entry.file).describe_param(
                 &mut self.e,
                 self.root,
                 site,
-                "description",
-                &python::string(&sentences.join(" ")),
-                ParameterDescriptionUpdate,
+                &sentences.join(" "),
             )?,
-            (None, true) if is_python(&site.value.file) => self.insert_into_property(
-                site,
-                ParameterDescriptionUpdate,
-                &format!(
-                    " {},",
-                    python::json_entry("description", &python::string(&sentences.join(" ")))
-                ),
-            )?,
-            (None, false) => self.e.insert(
-                self.root,
-                &site.value.file,
-                site.value.bytes.1,
-                format!(".describe({})", js_string(&sentences.join(" "))),
-            )?,
-            (None, true) => self.insert_into_property(
-                site,
-                ParameterDescriptionUpdate,
-                &format!(" description: {},", js_string(&sentences.join(" "))),
-            )?,
+            (None, true) => {
+                let entry =
+                    dialect_of(&site.value.file).json_description_entry(&sentences.join(" "));
+                self.insert_into_property(site, ParameterDescriptionUpdate, &entry)?
+            }
         }
         Ok(site.name.clone())
     }

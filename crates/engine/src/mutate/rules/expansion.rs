@@ -2,10 +2,9 @@
 //! acted on by code wrapped around its handler. Constraint Mutation's new required parameter
 //! and Interface Refactoring's added one are written here too.
 
-use super::super::behaviours::{LAYOUTS, NEW_PARAMS, NewParam, Takes, around_params_in};
-use super::super::python::{self, is_python};
-use super::super::splice::{append_entry, js_string};
-use super::super::{MutateError, Presence, wrap};
+use super::super::behaviours::{NEW_PARAMS, NewParam, Takes};
+use super::super::dialect::{dialect_of, handler_dialect};
+use super::super::{MutateError, Presence};
 use super::Draft;
 use mcpevol_core::inventory::{SchemaSite, Tool};
 
@@ -23,7 +22,7 @@ pub(super) fn check(tool: &Tool) -> Result<Expansion<'_>, &'static str> {
     }
     match &tool.sites.schema {
         Some(schema) if schema.json || schema.zod.is_some() || schema.python.is_some() => {
-            wrap::wrappable_here(tool)?;
+            handler_dialect(tool).wrappable_here(tool)?;
             Ok(Expansion { schema })
         }
         Some(_) => Err("its zod shape has no parameter that shows how the file spells zod"),
@@ -41,11 +40,6 @@ fn fresh_params(tool: &Tool) -> Vec<&'static NewParam> {
         .filter(|p| !tool.params.iter().any(|q| q.name == p.name))
         .filter(|p| !(p.skips() && cuts_already))
         .collect()
-}
-
-/// The values of a layout parameter, as a JavaScript list's items.
-fn layouts() -> String {
-    LAYOUTS.map(js_string).join(", ")
 }
 
 impl Draft<'_> {
@@ -78,58 +72,16 @@ impl Draft<'_> {
             });
         }
         let schema = plan.schema;
-        let python_schema = is_python(&schema.object.file);
+        let written = dialect_of(&schema.object.file);
         let mut entries = Vec::new();
         for p in &chosen {
             let words = self.writer().new_param_description(p, presence);
-            let description = js_string(&words);
-            // `applies_as` lets a required parameter into a zod shape only, which refuses
-            // calls without it before the handler runs.
-            let optional = match presence {
-                Presence::Optional => ".optional()",
-                Presence::Required => "",
-            };
-            entries.push(match (&schema.zod, p.takes) {
-                _ if python_schema => python::new_param(schema, p, &words),
-                (Some(z), Takes::Count) if !schema.json => format!(
-                    "{}: {z}.number().int().min(1){optional}.describe({description})",
-                    p.name,
-                ),
-                (Some(z), Takes::Keys) if !schema.json => format!(
-                    "{}: {z}.array({z}.string()).min(1){optional}.describe({description})",
-                    p.name,
-                ),
-                (_, Takes::Count) => format!(
-                    "{}: {{ type: {}, minimum: 1, description: {description} }}",
-                    p.name,
-                    js_string(p.ty),
-                ),
-                (_, Takes::Keys) => format!(
-                    "{}: {{ type: \"array\", items: {{ type: \"string\" }}, minItems: 1, description: {description} }}",
-                    p.name,
-                ),
-                (Some(z), Takes::Layout) if !schema.json => format!(
-                    "{}: {z}.enum([{}]){optional}.describe({description})",
-                    p.name,
-                    layouts(),
-                ),
-                (_, Takes::Layout) => format!(
-                    "{}: {{ type: \"string\", enum: [{}], description: {description} }}",
-                    p.name,
-                    layouts(),
-                ),
-            });
+            entries.push(written.new_param(schema, p, &words, presence));
         }
-        let around = around_params_in(wrap::is_python_handler(tool), &chosen);
-        wrap::wrap(&mut self.e, self.root, tool, &around)?;
-        if python_schema {
-            python::add_params(&mut self.e, self.root, schema, &entries)?;
-        } else {
-            let text = self.e.text(self.root, &schema.object.file)?.to_string();
-            let last = schema.params.last().map(|p| &p.entry);
-            let (at, new) = append_entry(&text, &schema.object, last, &entries.join(", "));
-            self.e.insert(self.root, &schema.object.file, at, new)?;
-        }
+        let handler = handler_dialect(tool);
+        let around = handler.around_params(&chosen);
+        handler.wrap(&mut self.e, self.root, tool, &around)?;
+        written.add_params(&mut self.e, self.root, schema, &entries)?;
         self.effects
             .extend(chosen.iter().map(|p| (p.effect)(&tool.name, p.name)));
         Ok(chosen
@@ -165,19 +117,16 @@ impl Draft<'_> {
     /// The parameters the tool lacks, but for a cut by lines where its previous answers were
     /// one line each: that cut could not be seen at work.
     pub(super) fn showable_params(&self, tool: &Tool) -> Vec<&'static NewParam> {
-        let python = wrap::is_python_handler(tool)
-            || tool
-                .sites
-                .schema
-                .as_ref()
-                .is_some_and(|s| is_python(&s.object.file));
+        let projects = handler_dialect(tool).projects_json()
+            && (tool.sites.schema.as_ref())
+                .is_none_or(|s| dialect_of(&s.object.file).projects_json());
         fresh_params(tool)
             .into_iter()
             .filter(|p| self.cuts_lines || !p.by_lines())
             // A projection reworks text parts: a structured result would keep every key.
             .filter(|p| {
                 !p.takes.on_json()
-                    || (self.answers_json && !python && tool.sites.output_keys.is_empty())
+                    || (self.answers_json && projects && tool.sites.output_keys.is_empty())
             })
             .collect()
     }

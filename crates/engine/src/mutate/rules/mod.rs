@@ -21,8 +21,8 @@ mod replacement;
 
 use std::path::Path;
 
+use super::dialect::dialect_of;
 use super::prose;
-use super::python;
 use super::retext;
 use super::splice::{Edits, indent_at};
 use super::{ConstraintKind, Context, MutateError, Proposal, Rng};
@@ -345,17 +345,22 @@ impl Draft<'_> {
         )
     }
 
-    /// Keeps the guards of Python wrappers written in earlier rounds in step with a tool's
-    /// names, so that what they make its parameters do goes on acting.
+    /// Keeps the guards of wrappers written in earlier rounds in step with a tool's names (in
+    /// Python, where a guard names them), so that what they make its parameters do goes on
+    /// acting.
     fn python_guards(
         &mut self,
         tool: &Tool,
         names: impl Fn(&[String]) -> Vec<String>,
     ) -> Result<(), MutateError> {
-        match tool.handler.as_ref().filter(|h| python::is_python(&h.file)) {
-            Some(h) => {
-                python::wrap::guards_follow(&mut self.e, self.root, &h.file, &tool.name, names)
-            }
+        match tool.handler.as_ref() {
+            Some(h) => dialect_of(&h.file).guards_follow(
+                &mut self.e,
+                self.root,
+                &h.file,
+                &tool.name,
+                &names,
+            ),
             None => Ok(()),
         }
     }
@@ -376,14 +381,4 @@ fn with_bytes(span: &Span, start: usize, end: usize) -> Span {
         bytes: (start, end),
         ..span.clone()
     }
-}
-
-/// The first occurrence of `word` in `text` not inside a longer identifier.
-fn find_word(text: &str, word: &str) -> Option<usize> {
-    let is_ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
-    text.match_indices(word).map(|(i, _)| i).find(|&i| {
-        let before = text[..i].chars().next_back();
-        let after = text[i + word.len()..].chars().next();
-        !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
-    })
 }

@@ -1,9 +1,10 @@
 //! Parameter Pruning: an optional parameter the tool's description does not name taken out
 //! of its schema (and, under a plain JSON schema, out of the arguments its handler sees).
 
-use super::super::python::{self, is_python};
+use super::super::dialect::{dialect_of, handler_dialect};
+use super::super::python;
 use super::super::splice::item_range;
-use super::super::{MutateError, around, prose, wrap};
+use super::super::{MutateError, prose};
 use super::{Draft, with_bytes};
 use mcpevol_core::inventory::{ParamSite, PyParams, SchemaSite, Tool};
 
@@ -23,7 +24,7 @@ pub(super) fn check(tool: &Tool) -> Result<Pruning<'_>, &'static str> {
         .params
         .iter()
         .filter(|p| tool.params.iter().any(|q| q.name == p.name && !q.required))
-        .filter(|p| !is_python(&p.entry.file) || python::prunable(schema))
+        .filter(|p| dialect_of(&p.entry.file).prunable(schema))
         .collect();
     if optional.is_empty() {
         return Err(NONE);
@@ -65,9 +66,10 @@ impl Draft<'_> {
         // A zod shape or a pydantic model drops keys it does not declare before the handler
         // runs; a handler under a plain JSON schema reads its arguments as sent, so a caller
         // that still sends the parameter would still get its effect. The wrapper takes it out.
-        if schema.json && wrap::wrappable(self.root, tool).is_ok() {
-            let around = around::drop_param(wrap::is_python_handler(tool), &site.name);
-            wrap::wrap(&mut self.e, self.root, tool, &around)?;
+        let handler = handler_dialect(tool);
+        if schema.json && handler.wrappable(self.root, tool).is_ok() {
+            let around = handler.drop_param(&site.name);
+            handler.wrap(&mut self.e, self.root, tool, &around)?;
         }
         Ok(site.name.clone())
     }

@@ -1,7 +1,9 @@
-//! Tool Removal: a tool's registration taken out, and its routing with it (`unroute.rs`).
+//! Tool Removal: a tool's registration taken out, and its routing with it (by its dialect:
+//! `unroute.rs` for JavaScript).
 
+use super::super::MutateError;
+use super::super::dialect::dialect_of;
 use super::super::splice::{item_range, statement_range};
-use super::super::{MutateError, unroute};
 use super::{Draft, with_bytes};
 use mcpevol_core::inventory::{Span, Tool};
 
@@ -22,11 +24,26 @@ pub(super) fn check<'t>(tool: &'t Tool, all: &[Tool]) -> Result<Removal<'t>, &'s
 impl Draft<'_> {
     pub(super) fn removal(&mut self, plan: Removal, tool: &Tool) -> Result<String, MutateError> {
         self.remove(plan.reg)?;
-        unroute::remove_dispatch(&mut self.e, self.root, tool)?;
+        self.unroute(plan.reg, tool)?;
         Ok(format!(
             "Tool Removal: removed `{}`, its registration and its routing",
             tool.name
         ))
+    }
+
+    /// Takes every routing site of `tool` out, but a map entry that is itself its registration
+    /// `reg` (gone with it).
+    fn unroute(&mut self, reg: &Span, tool: &Tool) -> Result<(), MutateError> {
+        for d in &tool.sites.routes {
+            if reg.file == d.site.file
+                && reg.bytes.0 <= d.site.bytes.0
+                && d.site.bytes.1 <= reg.bytes.1
+            {
+                continue;
+            }
+            dialect_of(&d.site.file).remove_route(&mut self.e, self.root, d)?;
+        }
+        Ok(())
     }
 
     /// Takes out the registration `reg`: as an item of a list, or as a statement.
