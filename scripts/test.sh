@@ -11,9 +11,6 @@ if ! command -v chromium >/dev/null && command -v apt-get >/dev/null; then
   { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } ||
     echo "WARNING: cannot install chromium; the browser check of the HTML report will be skipped" >&2
 fi
-# Most tests wait on the servers they spawn (start-up, a second sample 2.5 s after the first), not
-# on the CPU: four at a time keep two cores busy. RUST_TEST_THREADS overrides it.
-export RUST_TEST_THREADS="${RUST_TEST_THREADS:-4}"
 # `--quick`: for iterating, every test except the long ones: those that evolve the real servers
 # of servers-npm/ and servers-pypi/ for several rounds, the oracle's mutation suite, the batch,
 # crash, browser, deploy and model-backend runs, and every operator on every fixture style. The
