@@ -11,16 +11,19 @@ if ! command -v chromium >/dev/null && command -v apt-get >/dev/null; then
   { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } ||
     echo "WARNING: cannot install chromium; the browser check of the HTML report will be skipped" >&2
 fi
-# `--quick`: for iterating, every test except the long ones: those that evolve the real servers
-# of servers-npm/ and servers-pypi/ for several rounds, the oracle's mutation suite, the batch,
-# crash, browser, deploy and model-backend runs, and every operator on every fixture style. The
-# full run, as CI does it, is this script without the flag.
+# `--quick`: for iterating, in about five minutes: the unit tests and the integration tests
+# except the long ones: those that evolve the real servers of servers-npm/ and servers-pypi/ for
+# several rounds, the oracle's mutation suite and its per-operator checks, the batch, crash,
+# browser, deploy, report and model-backend runs, every operator on every fixture style, and
+# tests/faults.rs (one fault at a time). The full run, as CI does it, is this script without
+# the flag.
 if [ "${1:-}" = "--quick" ]; then
   shift
-  exec cargo test --locked --workspace --lib --bins --tests "$@" -- \
+  exec cargo test --locked --workspace --lib --bins --test it "$@" -- \
     --skip evolve_npm:: --skip evolve_pypi:: --skip evolve_unseen:: --skip servers_npm:: \
-    --skip drift_npm:: --skip mutants:: --skip browser:: --skip batch:: --skip crash:: \
-    --skip deploy:: --skip evolve_llm --skip content:: --skip evolve::every_operator
+    --skip drift_npm:: --skip mutants:: --skip oracle:: --skip proof:: --skip browser:: \
+    --skip batch:: --skip crash:: --skip deploy:: --skip report:: --skip evolve_llm \
+    --skip content:: --skip evolve::every_operator
 fi
 # --lib --bins --tests: no doc tests, of which there are none (their empty summary would close the log).
 cargo test --locked --workspace --lib --bins --tests "$@"

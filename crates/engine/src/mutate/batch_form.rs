@@ -5,7 +5,7 @@
 
 use super::splice::contains;
 use super::words;
-use mcpevol_core::inventory::{Span, Tool};
+use mcpevol_core::inventory::{DescriptionSite, SchemaSite, Span, Tool};
 
 /// The parameter of a batch tool that holds the argument sets.
 pub const ITEMS: &str = "items";
@@ -14,8 +14,19 @@ pub const MOST: usize = 10;
 /// The suffix of a batch tool's name.
 pub const SUFFIX: &str = "batch";
 
-/// Why `tool` cannot be given a batch form, or Ok.
-pub fn batchable(tool: &Tool, all: &[Tool]) -> Result<(), &'static str> {
+/// Where a batch form is written from: the registration call and, inside it, the tool's name,
+/// description, zod shape and handler.
+pub struct BatchSites<'t> {
+    pub registration: &'t Span,
+    pub name: &'t Span,
+    pub description: &'t DescriptionSite,
+    pub schema: &'t SchemaSite,
+    pub zod: &'t str,
+    pub handler: &'t Span,
+}
+
+/// The sites `tool`'s batch form is written from, or why it cannot be given one.
+pub fn batchable<'t>(tool: &'t Tool, all: &[Tool]) -> Result<BatchSites<'t>, &'static str> {
     let s = &tool.sites;
     let reg = s
         .registration
@@ -25,33 +36,40 @@ pub fn batchable(tool: &Tool, all: &[Tool]) -> Result<(), &'static str> {
         return Err("a batch form is written for JavaScript registrations only");
     }
     let inside = |span: Option<&Span>| span.is_some_and(|inner| contains(reg, inner));
-    if !inside(s.name.as_ref()) {
-        return Err("its name is not written where it is registered");
-    }
-    if !inside(s.description.as_ref().map(|d| &d.span)) {
-        return Err("its description is not written where it is registered");
-    }
+    let name = (s.name.as_ref())
+        .filter(|n| inside(Some(n)))
+        .ok_or("its name is not written where it is registered")?;
+    let description = (s.description.as_ref())
+        .filter(|d| inside(Some(&d.span)))
+        .ok_or("its description is not written where it is registered")?;
     let schema = s
         .schema
         .as_ref()
         .ok_or("its parameters are not written out")?;
-    if schema.json || schema.zod.is_none() || !inside(Some(&schema.object)) {
-        return Err("its parameters are not a zod shape written where it is registered");
-    }
+    let zod = (schema.zod.as_deref())
+        .filter(|_| !schema.json && inside(Some(&schema.object)))
+        .ok_or("its parameters are not a zod shape written where it is registered")?;
     if tool.params.is_empty() {
         return Err("it takes no arguments, so a batch of calls would repeat one answer");
     }
-    if !inside(tool.handler.as_ref()) {
-        return Err("its handler is not written where it is registered");
-    }
+    let handler = (tool.handler.as_ref())
+        .filter(|h| inside(Some(h)))
+        .ok_or("its handler is not written where it is registered")?;
     if !s.output_keys.is_empty() {
         return Err("it declares structured output, which a batch's joined answer does not have");
     }
-    let name = words::join(&tool.name, SUFFIX);
-    if all.iter().any(|t| t.name == name) {
+    let batch_name = words::join(&tool.name, SUFFIX);
+    if all.iter().any(|t| t.name == batch_name) {
         return Err("a tool already has the batch form's name");
     }
-    Ok(())
+    Ok(BatchSites {
+        registration: reg,
+        name,
+        description,
+        schema,
+        zod,
+        handler,
+    })
 }
 
 /// The zod shape of the batch form: `items`, 1 to [`MOST`] objects of the tool's own `shape`.

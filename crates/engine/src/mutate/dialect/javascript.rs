@@ -158,7 +158,14 @@ impl Dialect for JavaScript {
         site: &ParamSite,
         bound: Bound,
     ) -> Result<(), MutateError> {
-        let base = site.base.as_ref().expect("constrainable() checked");
+        // Constraint Mutation picks a zod parameter only with its base type found.
+        let base = site
+            .base
+            .as_ref()
+            .ok_or_else(|| MutateError::NotApplicable {
+                operator: mcpevol_core::operators::Builtin::ConstraintMutation.into(),
+                why: format!("the zod chain of `{}` has no base type to bound", site.name),
+            })?;
         e.insert(root, &base.file, base.bytes.1, bound.zod())
     }
 

@@ -2,7 +2,7 @@
 //! written) or an alias copy of it (see `copies.rs`).
 
 use super::super::MutateError;
-use super::super::batch_form;
+use super::super::batch_form::{self, BatchSites};
 use super::super::prose::Note;
 use super::super::splice::{indent_at, js_string};
 use super::super::words;
@@ -11,32 +11,32 @@ use super::{Draft, cut};
 use mcpevol_core::inventory::Tool;
 use mcpevol_oracle::validate::Effect;
 
-/// What Tool Addition found: where an alias copy is written from, and whether a batch form
-/// can be written instead.
+/// What Tool Addition found: where an alias copy is written from, and where a batch form is
+/// written from when one can be written instead.
 pub(super) struct Addition<'t> {
     copy: Copyable<'t>,
-    batchable: bool,
+    batch: Option<BatchSites<'t>>,
 }
 
 pub(super) fn check<'t>(tool: &'t Tool, all: &[Tool]) -> Result<Addition<'t>, &'static str> {
     Ok(Addition {
         copy: copies::check(tool, all)?,
-        batchable: batch_form::batchable(tool, all).is_ok(),
+        batch: batch_form::batchable(tool, all).ok(),
     })
 }
 
 impl Draft<'_> {
     pub(super) fn addition(
         &mut self,
-        plan: Addition,
+        plan: Addition<'_>,
         tool: &Tool,
         all: &[Tool],
     ) -> Result<String, MutateError> {
         let name = &tool.name;
         // Where a batch form can be written, half the additions are one: new tools in real
         // releases do something new, and are seldom aliases.
-        if plan.batchable && self.rng.below(2) == 0 {
-            let new = self.add_batch(tool)?;
+        if let Some(batch) = plan.batch.filter(|_| self.rng.below(2) == 0) {
+            let new = self.add_batch(batch, tool)?;
             return Ok(format!(
                 "Tool Addition: added `{new}`, which runs `{name}` on each of several argument sets"
             ));
@@ -49,14 +49,15 @@ impl Draft<'_> {
 
     /// A batch form of `tool` registered beside it (see [`batch_form`]): its registration copied
     /// with the name, description, shape and handler rewritten.
-    fn add_batch(&mut self, tool: &Tool) -> Result<String, MutateError> {
-        let s = &tool.sites;
-        let (reg, name) = (s.registration.as_ref(), s.name.as_ref());
-        let (reg, name) = reg.zip(name).expect("batchable() checked");
-        let description = s.description.as_ref().expect("batchable() checked");
-        let schema = s.schema.as_ref().expect("batchable() checked");
-        let handler = tool.handler.as_ref().expect("batchable() checked");
-        let zod = schema.zod.as_deref().expect("batchable() checked");
+    fn add_batch(&mut self, sites: BatchSites<'_>, tool: &Tool) -> Result<String, MutateError> {
+        let BatchSites {
+            registration: reg,
+            name,
+            description,
+            schema,
+            zod,
+            handler,
+        } = sites;
         let new = words::join(&tool.name, batch_form::SUFFIX);
         let about = self.writer().note(&Note::Batch {
             of: &tool.name,
