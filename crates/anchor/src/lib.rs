@@ -27,6 +27,7 @@ use tree_sitter::{Parser, Tree};
 
 use files::SourceFile;
 use grammar::Lang;
+pub(crate) use mcpevol_core::hash::content_hash;
 use mcpevol_core::inventory::Inventory;
 
 #[derive(Debug, thiserror::Error)]
@@ -217,8 +218,6 @@ fn read_cached(file: &SourceFile, cache: &Mutex<FactsCache>) -> facts::FileFacts
     lock(cache).put(&file.rel, hash, facts.clone());
     facts
 }
-
-pub(crate) use mcpevol_core::hash::content_hash;
 
 /// The cache, also after a thread panicked holding it: its entries are whole either way.
 fn lock(cache: &Mutex<FactsCache>) -> std::sync::MutexGuard<'_, FactsCache> {

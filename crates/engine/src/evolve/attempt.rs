@@ -271,15 +271,11 @@ impl Round<'_> {
         node_verdict?;
         let proven = proven?;
         if self.opts.require_proof {
-            let proof = Proof::all(
-                proven
-                    .proofs(proposals, operators)
-                    .into_iter()
-                    .map(|(_, p, _)| p),
-            );
-            if let Some(why) = proof.unproven_reason {
-                let change = (proven.proofs(proposals, operators).iter())
-                    .rposition(|(_, p, _)| !p.is_proven());
+            let proofs: Vec<Proof> = (proven.proofs(proposals, operators).into_iter())
+                .map(|(_, p, _)| p)
+                .collect();
+            let change = proofs.iter().rposition(|p| !p.is_proven());
+            if let Some(why) = Proof::all(proofs).unproven_reason {
                 return Err(AttemptError::Unproven { why, change });
             }
         }
