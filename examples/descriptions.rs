@@ -177,8 +177,8 @@ fn described(
     let renamed: BTreeMap<&str, &str> = record
         .schema_changes
         .iter()
-        .filter(|c| c.kind == ChangeKind::ToolRenamed)
-        .filter_map(|c| Some((c.renamed_to.as_deref()?, c.tool.as_str())))
+        .filter(|c| c.kind() == ChangeKind::ToolRenamed)
+        .filter_map(|c| Some((c.renamed_to()?, c.tool.as_str())))
         .collect();
     let text = |v: &Value| v["description"].as_str().map(str::to_string);
     let mut out = Vec::new();

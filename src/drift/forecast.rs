@@ -72,7 +72,7 @@ pub fn forecast(
     let properties = |t: &ListedTool, p: &str| t.property(p).clone();
     let mut out = Vec::new();
     for change in schema::diff(std::slice::from_ref(&then), std::slice::from_ref(&now)) {
-        let Some(param) = change.param.clone() else {
+        let Some(param) = change.param().map(str::to_string) else {
             continue;
         };
         let value = arguments.get(&param);
@@ -81,15 +81,15 @@ pub fn forecast(
             param: Some(param.clone()),
             detail,
         };
-        match change.kind {
-            ChangeKind::ParamAdded if change.required == Some(true) && value.is_none() => {
+        match change.kind() {
+            ChangeKind::ParamAdded if change.required() == Some(true) && value.is_none() => {
                 out.push(finding(
                     Rule::NewRequiredParam,
                     format!("new required parameter `{param}`, which the call does not set"),
                 ));
             }
             ChangeKind::ParamRequiredChanged
-                if change.required == Some(true) && value.is_none() =>
+                if change.required() == Some(true) && value.is_none() =>
             {
                 out.push(finding(
                     Rule::NewRequiredParam,

@@ -22,15 +22,15 @@ pub fn follow<'a>(records: impl IntoIterator<Item = &'a RoundRecord>, tool: &str
     let mut steps = Vec::new();
     for record in records {
         let change = record.schema_changes.iter().find(|c| {
-            c.tool == now && matches!(c.kind, ChangeKind::ToolRenamed | ChangeKind::ToolRemoved)
+            c.tool == now && matches!(c.kind(), ChangeKind::ToolRenamed | ChangeKind::ToolRemoved)
         });
         let Some(change) = change else {
             continue;
         };
-        match (&change.renamed_to, successor(record, &now)) {
+        match (change.renamed_to(), successor(record, &now)) {
             (Some(new), _) => {
                 steps.push(format!("renamed to `{new}` in {}", record.version));
-                now = new.clone();
+                now = new.to_string();
             }
             (None, Some(next)) => {
                 steps.push(format!(
@@ -56,7 +56,7 @@ pub fn follow<'a>(records: impl IntoIterator<Item = &'a RoundRecord>, tool: &str
 fn successor(record: &RoundRecord, removed: &str) -> Option<String> {
     let gone = |name: &str| {
         record.schema_changes.iter().any(|c| {
-            c.tool == name && matches!(c.kind, ChangeKind::ToolRemoved | ChangeKind::ToolRenamed)
+            c.tool == name && matches!(c.kind(), ChangeKind::ToolRemoved | ChangeKind::ToolRenamed)
         })
     };
     let added: Vec<&String> = record
@@ -66,7 +66,7 @@ fn successor(record: &RoundRecord, removed: &str) -> Option<String> {
             record
                 .schema_changes
                 .iter()
-                .any(|c| c.kind == ChangeKind::ToolAdded && c.tool == **a)
+                .any(|c| c.kind() == ChangeKind::ToolAdded && c.tool == **a)
         })
         .collect();
     if let [one] = added.as_slice() {
@@ -86,7 +86,7 @@ fn successor(record: &RoundRecord, removed: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schema::SchemaChange;
+    use crate::schema::{Change, SchemaChange};
 
     fn record(
         version: &str,
@@ -104,17 +104,15 @@ mod tests {
     }
 
     fn renamed(from: &str, to: &str) -> SchemaChange {
-        let mut c = SchemaChange::plain(ChangeKind::ToolRenamed, from, None, None);
-        c.renamed_to = Some(to.into());
-        c
+        SchemaChange::of(from, Change::ToolRenamed { to: to.into() })
     }
 
     fn removed(tool: &str) -> SchemaChange {
-        SchemaChange::plain(ChangeKind::ToolRemoved, tool, None, None)
+        SchemaChange::of(tool, Change::ToolRemoved)
     }
 
     fn added(tool: &str) -> SchemaChange {
-        SchemaChange::plain(ChangeKind::ToolAdded, tool, None, None)
+        SchemaChange::of(tool, Change::ToolAdded)
     }
 
     #[test]

@@ -62,7 +62,7 @@ fn constraint_mutation(
 
 /// The round's one schema change is a changed default.
 fn only_a_default_changed(round: &RoundRecord) {
-    let kinds: Vec<_> = round.schema_changes.iter().map(|c| c.kind).collect();
+    let kinds: Vec<_> = round.schema_changes.iter().map(|c| c.kind()).collect();
     assert_eq!(
         kinds,
         [mcpevol::schema::ChangeKind::ParamDefaultChanged],
@@ -89,7 +89,7 @@ fn demoted(fixture: &str, written: &str) -> RoundRecord {
     let dir = tempfile::tempdir().unwrap();
     let work = common::oracle_fixture(&rt, fixture, &dir.path().join("w"));
     let round = committed(&rt, &work, (ConstraintKind::Demotion, "convert"), written);
-    let kinds: Vec<_> = round.schema_changes.iter().map(|c| c.kind).collect();
+    let kinds: Vec<_> = round.schema_changes.iter().map(|c| c.kind()).collect();
     assert!(
         kinds.contains(&mcpevol::schema::ChangeKind::ParamRequiredChanged),
         "{kinds:?}"

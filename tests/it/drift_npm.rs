@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use mcpevol::schema::ChangeKind;
+use mcpevol::schema::Change;
 use mcpevol::validate::Verdict;
 use mcpevol::version_record::{self, RoundRecord};
 use mcpevol::workspace::Workspace;
@@ -33,12 +33,12 @@ fn fate(records: &[RoundRecord], tool: &str) -> Option<String> {
     let mut name = tool.to_string();
     for r in records {
         for c in r.schema_changes.iter().filter(|c| c.tool == name) {
-            match c.kind {
-                ChangeKind::ToolRenamed => {
-                    name = c.renamed_to.clone().expect("a rename names its new name");
+            match &c.what {
+                Change::ToolRenamed { to } => {
+                    name = to.clone();
                     break;
                 }
-                ChangeKind::ToolRemoved => return None,
+                Change::ToolRemoved => return None,
                 _ => {}
             }
         }

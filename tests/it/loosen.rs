@@ -47,7 +47,7 @@ fn a_looser_bound_the_handler_honours_commits_proven_by_a_value_beyond_the_old_o
     assert_eq!(status, RoundStatus::Committed, "{reason}");
     let round = round.unwrap();
     assert!(
-        (round.schema_changes.iter()).any(|c| c.kind == ChangeKind::ParamConstraintChanged),
+        (round.schema_changes.iter()).any(|c| c.kind() == ChangeKind::ParamConstraintChanged),
         "{:?}",
         round.schema_changes
     );

@@ -73,10 +73,10 @@ fn the_rules_new_required_parameter_commits_proven_by_the_old_call_refused_and_i
     let added: Vec<_> = round
         .schema_changes
         .iter()
-        .filter(|c| c.kind == ChangeKind::ParamAdded)
+        .filter(|c| c.kind() == ChangeKind::ParamAdded)
         .collect();
     assert_eq!(added.len(), 1, "{:?}", round.schema_changes);
-    assert_eq!(added[0].required, Some(true), "{:?}", added[0]);
+    assert_eq!(added[0].required(), Some(true), "{:?}", added[0]);
     assert_eq!(
         classify(&round.schema_changes).events,
         [Label::parse("P10").unwrap()],

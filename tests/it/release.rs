@@ -65,7 +65,7 @@ fn a_release_has_several_changes_each_with_its_own_proof_and_patterns() {
         // A changed default alone is no pattern of Table 10 (the mix counts it as `other`).
         let only_defaults = (record.schema_changes.iter())
             .filter(|s| c.tools().contains(&s.tool))
-            .all(|s| s.kind == mcpevol::schema::ChangeKind::ParamDefaultChanged);
+            .all(|s| s.kind() == mcpevol::schema::ChangeKind::ParamDefaultChanged);
         assert!(!c.patterns.is_empty() || only_defaults, "{c:?}");
         assert!(!c.proposal.hunks.is_empty(), "{c:?}");
     }
@@ -389,7 +389,7 @@ fn a_release_on_a_server_of_compiled_zod_shapes_changes_their_parameters() {
         param_changes += record
             .schema_changes
             .iter()
-            .filter(|c| c.param.is_some())
+            .filter(|c| c.param().is_some())
             .count();
     }
     assert!(param_changes > 0, "no parameter changed in two releases");

@@ -323,7 +323,7 @@ fn a_constraint_mutation_told_not_to_describe_its_bound_leaves_every_description
                 let changes = mcpevol::schema::diff(&listed(&inventory), &listed(&after));
                 Some((
                     p.summary,
-                    changes.iter().map(|c| c.kind).collect::<Vec<_>>(),
+                    changes.iter().map(|c| c.kind()).collect::<Vec<_>>(),
                 ))
             };
             let (Some((with, with_kinds)), Some((without, without_kinds))) =

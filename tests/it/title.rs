@@ -48,7 +48,7 @@ fn the_rules_title_is_listed_and_commits_proven_by_the_tool_answering_as_before(
     let (status, reason, round) = one_round(&rt, &work, &backend);
     assert_eq!(status, RoundStatus::Committed, "{reason}");
     let round = round.unwrap();
-    let kinds: Vec<ChangeKind> = round.schema_changes.iter().map(|c| c.kind).collect();
+    let kinds: Vec<ChangeKind> = round.schema_changes.iter().map(|c| c.kind()).collect();
     assert_eq!(
         kinds,
         [ChangeKind::ToolTitleChanged],
@@ -120,7 +120,7 @@ fn a_title_added_at_the_top_or_in_the_annotations_is_one_non_breaking_change_of_
     ] {
         let changes = diff(std::slice::from_ref(&forecast), &[titled]);
         assert_eq!(changes.len(), 1, "{changes:?}");
-        assert_eq!(changes[0].kind, ChangeKind::ToolTitleChanged);
+        assert_eq!(changes[0].kind(), ChangeKind::ToolTitleChanged);
         assert!(
             !changes[0].breaking && changes[0].pattern.is_none(),
             "{changes:?}"
@@ -131,5 +131,5 @@ fn a_title_added_at_the_top_or_in_the_annotations_is_one_non_breaking_change_of_
         &[with("title", json!("Weather forecast"))],
     );
     assert_eq!(renamed.len(), 1, "{renamed:?}");
-    assert_eq!(renamed[0].kind, ChangeKind::ToolTitleChanged);
+    assert_eq!(renamed[0].kind(), ChangeKind::ToolTitleChanged);
 }

@@ -117,7 +117,7 @@ fn words(b: Bounds) -> String {
 }
 
 fn of_kind(changes: &[SchemaChange], kind: ChangeKind) -> impl Iterator<Item = &SchemaChange> {
-    changes.iter().filter(move |c| c.kind == kind)
+    changes.iter().filter(move |c| c.kind() == kind)
 }
 
 fn named(c: &SchemaChange) -> String {
@@ -213,7 +213,7 @@ fn not_allowed(contract: &Contract, changes: &[SchemaChange]) -> Vec<String> {
         .join(", ");
     changes
         .iter()
-        .filter(|c| !allow.contains(&c.kind))
+        .filter(|c| !allow.contains(&c.kind()))
         .map(|c| {
             format!(
                 "{} is not allowed by this operator (allowed: {allowed})",
@@ -290,12 +290,12 @@ fn added_params_off(contract: &Contract, changes: &[SchemaChange]) -> Vec<String
         ("required", "optional")
     };
     of_kind(changes, ChangeKind::ParamAdded)
-        .filter(|c| c.required.is_some_and(|r| r != want))
+        .filter(|c| c.required().is_some_and(|r| r != want))
         .map(|c| {
             format!(
                 "tool `{}`: added parameter `{}` is {is}, but this operator adds only {only} parameters",
                 c.tool,
-                c.param.as_deref().unwrap_or("?"),
+                c.param().unwrap_or("?"),
             )
         })
         .collect()
@@ -311,7 +311,7 @@ fn off_target(changes: &[SchemaChange], targets: &[String]) -> Vec<String> {
     {
         let off: Vec<String> = changes
             .iter()
-            .filter(|c| c.tool == tool && c.kind != ChangeKind::ToolAdded)
+            .filter(|c| c.tool == tool && c.kind() != ChangeKind::ToolAdded)
             .map(SchemaChange::describe)
             .collect();
         if !off.is_empty() {

@@ -1,4 +1,5 @@
 use super::*;
+use crate::schema::Change;
 
 fn change(
     kind: ChangeKind,
@@ -6,7 +7,10 @@ fn change(
     param: Option<&str>,
     required: Option<bool>,
 ) -> SchemaChange {
-    SchemaChange::plain(kind, tool, param, required)
+    // A rename's new name plays no part in a contract.
+    let renamed_to = (kind == ChangeKind::ToolRenamed).then(|| format!("{tool}_renamed"));
+    let what = Change::from_fields(kind, param.map(str::to_string), required, renamed_to);
+    SchemaChange::of(tool, what.unwrap())
 }
 
 fn contract(toml_text: &str) -> Contract {

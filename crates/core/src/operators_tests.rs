@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::*;
 use crate::contract::verify;
-use crate::schema::{ChangeKind, ChangeKind::*, SchemaChange};
+use crate::schema::{Change, ChangeKind, ChangeKind::*, SchemaChange};
 
 fn change(
     kind: ChangeKind,
@@ -16,7 +16,10 @@ fn change(
     param: Option<&str>,
     required: Option<bool>,
 ) -> SchemaChange {
-    SchemaChange::plain(kind, tool, param, required)
+    // A rename's new name plays no part in a contract.
+    let renamed_to = (kind == ChangeKind::ToolRenamed).then(|| format!("{tool}_renamed"));
+    let what = Change::from_fields(kind, param.map(str::to_string), required, renamed_to);
+    SchemaChange::of(tool, what.unwrap())
 }
 
 fn tool(kind: ChangeKind, tool: &str) -> SchemaChange {
@@ -227,8 +230,7 @@ fn a_rename_satisfies_tool_replacement() {
 #[test]
 fn flexible_expansion_rejects_a_required_parameter() {
     let ops = builtin();
-    let mut added = param(ParamAdded, "zone");
-    added.required = Some(true);
+    let added = change(ParamAdded, "get_forecast", Some("zone"), Some(true));
     assert!(
         verify(
             &find(&ops, &OperatorId::parse("O5")).unwrap().contract,

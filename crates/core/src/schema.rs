@@ -4,53 +4,29 @@
 
 use std::collections::BTreeSet;
 
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::listed::ListedTool;
 
 use ChangeKind::*;
 
+mod change;
 mod definition;
 mod kind;
 mod pairing;
 mod pattern;
 mod view;
+pub use change::{Change, SchemaChange};
 pub use kind::ChangeKind;
 pub use pattern::{Pattern, joined as joined_patterns};
 use view::{ToolView, by_name, listings};
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct SchemaChange {
-    pub kind: ChangeKind,
-    /// The tool's name (for a rename: the old name).
-    pub tool: String,
-    pub param: Option<String>,
-    pub breaking: bool,
-    /// The single-change pattern of Table 10 (P4).
-    pub pattern: Option<Pattern>,
-    /// Words a person reads: "renamed to fetch_forecast", "now optional", "maxLength 100 -> 50".
-    pub detail: Option<String>,
-    /// For param-added / param-removed: whether that parameter is (was) required.
-    /// For param-required-changed: whether it is required now.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub required: Option<bool>,
-    /// For tool-renamed: the new name.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub renamed_to: Option<String>,
-}
-
 impl SchemaChange {
-    fn new(kind: ChangeKind, tool: &str, param: Option<&str>, pattern: u8) -> SchemaChange {
+    /// A change `diff` found, with its single-change pattern.
+    fn found(tool: &str, what: Change, pattern: u8) -> SchemaChange {
         SchemaChange {
-            kind,
-            tool: tool.to_string(),
-            param: param.map(str::to_string),
-            breaking: false,
             pattern: Some(Pattern::known(pattern)),
-            detail: None,
-            required: None,
-            renamed_to: None,
+            ..SchemaChange::of(tool, what)
         }
     }
 
@@ -62,23 +38,6 @@ impl SchemaChange {
     fn detail(mut self, detail: impl Into<String>) -> SchemaChange {
         self.detail = Some(detail.into());
         self
-    }
-
-    fn required(mut self, required: bool) -> SchemaChange {
-        self.required = Some(required);
-        self
-    }
-
-    /// "param-removed `city`", "tool-renamed (renamed to x)": the change without its tool.
-    pub fn describe(&self) -> String {
-        let mut s = self.kind.to_string();
-        if let Some(p) = &self.param {
-            s.push_str(&format!(" `{p}`"));
-        }
-        if let Some(d) = &self.detail {
-            s.push_str(&format!(" ({d})"));
-        }
-        s
     }
 }
 
@@ -118,17 +77,16 @@ pub fn diff(before: &[ListedTool], after: &[ListedTool]) -> Vec<SchemaChange> {
         let unique = candidates.len() == 1;
         changes.push(if unique {
             renamed_to.insert(candidates[0]);
-            let mut change = SchemaChange::new(ToolRenamed, r, None, 5)
+            let to = candidates[0].to_string();
+            SchemaChange::found(r, Change::ToolRenamed { to }, 5)
                 .breaking(true)
-                .detail(format!("renamed to {}", candidates[0]));
-            change.renamed_to = Some(candidates[0].to_string());
-            change
+                .detail(format!("renamed to {}", candidates[0]))
         } else {
-            SchemaChange::new(ToolRemoved, r, None, 17).breaking(true)
+            SchemaChange::found(r, Change::ToolRemoved, 17).breaking(true)
         });
     }
     for a in added.iter().filter(|a| !renamed_to.contains(*a)) {
-        changes.push(SchemaChange::new(ToolAdded, a, None, 2));
+        changes.push(SchemaChange::found(a, Change::ToolAdded, 2));
     }
     for (name, o) in &old {
         if let Some(n) = new.get(name) {
@@ -138,20 +96,19 @@ pub fn diff(before: &[ListedTool], after: &[ListedTool]) -> Vec<SchemaChange> {
     let (was, is) = (listings(before), listings(after));
     for (name, times) in is.iter().filter(|(_, n)| **n > 1) {
         if was.get(name).copied().unwrap_or(0) < *times {
-            let mut change = SchemaChange::new(ToolListedTwice, name, None, 1)
+            let change = SchemaChange::of(name, Change::ToolListedTwice)
                 .breaking(true)
                 .detail(format!("listed {times} times"));
-            change.pattern = None;
             changes.push(change);
         }
     }
-    changes.sort_by(|a, b| (&a.tool, a.kind, &a.param).cmp(&(&b.tool, b.kind, &b.param)));
+    changes.sort_by(|a, b| (&a.tool, a.kind(), a.param()).cmp(&(&b.tool, b.kind(), b.param())));
     changes
 }
 
 fn tool_changes(tool: &str, old: &ToolView, new: &ToolView, out: &mut Vec<SchemaChange>) {
     if old.description != new.description {
-        out.push(SchemaChange::new(ToolDescriptionChanged, tool, None, 1));
+        out.push(SchemaChange::found(tool, Change::ToolDescriptionChanged, 1));
     }
     if old.title != new.title {
         let detail = match (old.title, new.title) {
@@ -160,9 +117,7 @@ fn tool_changes(tool: &str, old: &ToolView, new: &ToolView, out: &mut Vec<Schema
             (Some(a), Some(b)) => format!("title {} -> {}", short(a), short(b)),
             (None, None) => unreachable!("they differ"),
         };
-        let mut change = SchemaChange::new(ToolTitleChanged, tool, None, 1).detail(detail);
-        change.pattern = None;
-        out.push(change);
+        out.push(SchemaChange::of(tool, Change::ToolTitleChanged).detail(detail));
     }
     definition::changes(tool, old, new, out);
     for p in new
@@ -177,10 +132,16 @@ fn tool_changes(tool: &str, old: &ToolView, new: &ToolView, out: &mut Vec<Schema
             (4, "optional parameter")
         };
         out.push(
-            SchemaChange::new(ParamAdded, tool, Some(p), pattern)
-                .breaking(req)
-                .detail(detail)
-                .required(req),
+            SchemaChange::found(
+                tool,
+                Change::ParamAdded {
+                    param: p.clone(),
+                    required: req,
+                },
+                pattern,
+            )
+            .breaking(req)
+            .detail(detail),
         );
     }
     for (p, before) in &old.properties {
@@ -192,10 +153,16 @@ fn tool_changes(tool: &str, old: &ToolView, new: &ToolView, out: &mut Vec<Schema
                 (11, "was optional")
             };
             out.push(
-                SchemaChange::new(ParamRemoved, tool, Some(p), pattern)
-                    .breaking(true)
-                    .detail(detail)
-                    .required(req),
+                SchemaChange::found(
+                    tool,
+                    Change::ParamRemoved {
+                        param: p.clone(),
+                        required: req,
+                    },
+                    pattern,
+                )
+                .breaking(true)
+                .detail(detail),
             );
             continue;
         };
@@ -204,10 +171,16 @@ fn tool_changes(tool: &str, old: &ToolView, new: &ToolView, out: &mut Vec<Schema
         if was != is {
             let detail = if is { "now required" } else { "now optional" };
             out.push(
-                SchemaChange::new(ParamRequiredChanged, tool, Some(p), 13)
-                    .breaking(is)
-                    .detail(detail)
-                    .required(is),
+                SchemaChange::found(
+                    tool,
+                    Change::ParamRequiredChanged {
+                        param: p.clone(),
+                        required: is,
+                    },
+                    13,
+                )
+                .breaking(is)
+                .detail(detail),
             );
         }
     }
@@ -215,16 +188,28 @@ fn tool_changes(tool: &str, old: &ToolView, new: &ToolView, out: &mut Vec<Schema
 
 fn param_changes(tool: &str, p: &str, before: &Value, after: &Value, out: &mut Vec<SchemaChange>) {
     if before.get("description") != after.get("description") {
-        out.push(SchemaChange::new(ParamDescriptionChanged, tool, Some(p), 3));
+        out.push(SchemaChange::found(
+            tool,
+            Change::ParamDescriptionChanged {
+                param: p.to_string(),
+            },
+            3,
+        ));
     }
     let (t0, t1) = (type_of(before), type_of(after));
     if t0 != t1 {
         let show = |t: Option<String>| t.unwrap_or_else(|| "any".into());
         let detail = format!("type {} -> {}", show(t0), show(t1));
         out.push(
-            SchemaChange::new(ParamTypeChanged, tool, Some(p), 8)
-                .breaking(true)
-                .detail(detail),
+            SchemaChange::found(
+                tool,
+                Change::ParamTypeChanged {
+                    param: p.to_string(),
+                },
+                8,
+            )
+            .breaking(true)
+            .detail(detail),
         );
     }
     let (d0, d1) = (before.get("default"), after.get("default"));
@@ -235,8 +220,13 @@ fn param_changes(tool: &str, p: &str, before: &Value, after: &Value, out: &mut V
             (Some(a), _) => format!("default removed (was {})", short(a)),
             (None, None) => unreachable!("they differ"),
         };
-        let mut change = SchemaChange::new(ParamDefaultChanged, tool, Some(p), 8).detail(detail);
-        change.pattern = None;
+        let change = SchemaChange::of(
+            tool,
+            Change::ParamDefaultChanged {
+                param: p.to_string(),
+            },
+        )
+        .detail(detail);
         // A call without the parameter got the old default and may now do something else; a
         // default where there was none breaks no call.
         out.push(change.breaking(d0.is_some()));
@@ -254,7 +244,13 @@ fn param_changes(tool: &str, p: &str, before: &Value, after: &Value, out: &mut V
                 (None, None) => None,
             })
             .collect();
-        let change = SchemaChange::new(ParamConstraintChanged, tool, Some(p), 8);
+        let change = SchemaChange::found(
+            tool,
+            Change::ParamConstraintChanged {
+                param: p.to_string(),
+            },
+            8,
+        );
         out.push(change.breaking(narrows(&c0, &c1)).detail(words.join("; ")));
     }
 }
@@ -377,9 +373,9 @@ fn short(v: &Value) -> String {
 pub fn added_names(changes: &[SchemaChange]) -> Vec<String> {
     changes
         .iter()
-        .filter_map(|c| match c.kind {
-            ToolAdded => Some(c.tool.clone()),
-            ToolRenamed => c.renamed_to.clone(),
+        .filter_map(|c| match &c.what {
+            Change::ToolAdded => Some(c.tool.clone()),
+            Change::ToolRenamed { to } => Some(to.clone()),
             _ => None,
         })
         .collect()
@@ -392,11 +388,11 @@ pub fn round_patterns(changes: &[SchemaChange]) -> Vec<Pattern> {
     let mut found: BTreeSet<Pattern> = changes.iter().filter_map(|c| c.pattern).collect();
     let tools: BTreeSet<&str> = changes.iter().map(|c| c.tool.as_str()).collect();
     for tool in &tools {
-        let has = |kind: ChangeKind| changes.iter().any(|c| c.tool == *tool && c.kind == kind);
+        let has = |kind: ChangeKind| changes.iter().any(|c| c.tool == *tool && c.kind() == kind);
         let has_optional = |kind: ChangeKind| {
             changes
                 .iter()
-                .any(|c| c.tool == *tool && c.kind == kind && c.required == Some(false))
+                .any(|c| c.tool == *tool && c.kind() == kind && c.required() == Some(false))
         };
         // A param's description change is always on another param than the one added or
         // removed, since those have no before or after to compare.
@@ -421,12 +417,12 @@ pub fn round_patterns(changes: &[SchemaChange]) -> Vec<Pattern> {
     }
     let added: BTreeSet<&str> = changes
         .iter()
-        .filter(|c| c.kind == ToolAdded)
+        .filter(|c| c.kind() == ToolAdded)
         .map(|c| c.tool.as_str())
         .collect();
     let other_described = changes
         .iter()
-        .any(|c| c.kind == ToolDescriptionChanged && !added.contains(c.tool.as_str()));
+        .any(|c| c.kind() == ToolDescriptionChanged && !added.contains(c.tool.as_str()));
     if !added.is_empty() && other_described {
         found.insert(Pattern::known(18));
     }
@@ -436,26 +432,3 @@ pub fn round_patterns(changes: &[SchemaChange]) -> Vec<Pattern> {
 #[cfg(test)]
 #[path = "schema_tests.rs"]
 mod tests;
-
-impl SchemaChange {
-    /// A change as tests write it by hand: no breaking flag, pattern or detail. Public for the
-    /// other crates' tests.
-    #[doc(hidden)]
-    pub fn plain(
-        kind: ChangeKind,
-        tool: &str,
-        param: Option<&str>,
-        required: Option<bool>,
-    ) -> SchemaChange {
-        SchemaChange {
-            kind,
-            tool: tool.into(),
-            param: param.map(str::to_string),
-            breaking: false,
-            pattern: None,
-            detail: None,
-            required,
-            renamed_to: None,
-        }
-    }
-}

@@ -50,7 +50,7 @@ fn an_added_tool_is_one_non_breaking_p2_change() {
     let c = diff(&[forecast()], &[forecast(), cities()]);
     let c = only(&c);
     assert_eq!(
-        (c.kind, c.tool.as_str(), c.breaking),
+        (c.kind(), c.tool.as_str(), c.breaking),
         (ChangeKind::ToolAdded, "list_cities", false)
     );
     assert_eq!(c.pattern.map(Pattern::as_str), Some("P2"));
@@ -61,7 +61,7 @@ fn a_removed_tool_is_one_breaking_p17_change_without_its_params() {
     let c = diff(&[forecast(), cities()], &[cities()]);
     let c = only(&c);
     assert_eq!(
-        (c.kind, c.breaking, c.pattern.map(Pattern::as_str)),
+        (c.kind(), c.breaking, c.pattern.map(Pattern::as_str)),
         (ChangeKind::ToolRemoved, true, Some("P17"))
     );
 }
@@ -72,7 +72,7 @@ fn a_tool_with_the_same_schema_under_a_new_name_is_a_rename() {
     let c = diff(&[forecast(), cities()], &[renamed, cities()]);
     let c = only(&c);
     assert_eq!(
-        (c.kind, c.tool.as_str(), c.breaking),
+        (c.kind(), c.tool.as_str(), c.breaking),
         (ChangeKind::ToolRenamed, "get_forecast", true)
     );
     assert_eq!(c.detail.as_deref(), Some("renamed to fetch_forecast"));
@@ -84,7 +84,7 @@ fn an_ambiguous_rename_is_reported_as_removal_and_addition() {
     let a = json!({"name": "a", "inputSchema": {"type": "object", "properties": {}}});
     let b = json!({"name": "b", "inputSchema": {"type": "object", "properties": {}}});
     let c = json!({"name": "c", "inputSchema": {"type": "object", "properties": {}}});
-    let kinds: Vec<_> = diff(&[a], &[b, c]).iter().map(|c| c.kind).collect();
+    let kinds: Vec<_> = diff(&[a], &[b, c]).iter().map(|c| c.kind()).collect();
     assert_eq!(
         kinds,
         [
@@ -103,7 +103,7 @@ fn a_renamed_tool_with_a_different_schema_is_removal_and_addition() {
     });
     let kinds: Vec<_> = diff(&[forecast()], &[other])
         .iter()
-        .map(|c| c.kind)
+        .map(|c| c.kind())
         .collect();
     assert_eq!(kinds, [ChangeKind::ToolAdded, ChangeKind::ToolRemoved]);
 }
@@ -114,7 +114,7 @@ fn a_new_tool_description_is_a_non_breaking_p1_change() {
     let c = diff(&[forecast()], &[after]);
     let c = only(&c);
     assert_eq!(
-        (c.kind, c.breaking, c.pattern.map(Pattern::as_str)),
+        (c.kind(), c.breaking, c.pattern.map(Pattern::as_str)),
         (ChangeKind::ToolDescriptionChanged, false, Some("P1"))
     );
 }
@@ -129,12 +129,12 @@ fn an_added_optional_param_is_p4_and_an_added_required_one_is_breaking_p10() {
     let c = diff(&[forecast()], &[after]);
     assert_eq!(c.len(), 2);
     assert_eq!(
-        (c[0].param.as_deref(), c[0].breaking, c[0].required),
+        (c[0].param(), c[0].breaking, c[0].required()),
         (Some("lang"), false, Some(false))
     );
     assert_eq!(c[0].pattern.map(Pattern::as_str), Some("P4"));
     assert_eq!(
-        (c[1].param.as_deref(), c[1].breaking, c[1].required),
+        (c[1].param(), c[1].breaking, c[1].required()),
         (Some("zone"), true, Some(true))
     );
     assert_eq!(c[1].pattern.map(Pattern::as_str), Some("P10"));
@@ -153,21 +153,21 @@ fn a_removed_param_is_breaking_p11_when_optional_and_p14_when_required() {
     assert_eq!(c.len(), 2);
     assert!(
         c.iter()
-            .all(|c| c.kind == ChangeKind::ParamRemoved && c.breaking)
+            .all(|c| c.kind() == ChangeKind::ParamRemoved && c.breaking)
     );
     assert_eq!(
         (
-            c[0].param.as_deref(),
+            c[0].param(),
             c[0].pattern.map(Pattern::as_str),
-            c[0].required
+            c[0].required()
         ),
         (Some("city"), Some("P14"), Some(true))
     );
     assert_eq!(
         (
-            c[1].param.as_deref(),
+            c[1].param(),
             c[1].pattern.map(Pattern::as_str),
-            c[1].required
+            c[1].required()
         ),
         (Some("units"), Some("P11"), Some(false))
     );
@@ -180,7 +180,7 @@ fn a_new_param_description_is_a_non_breaking_p3_change() {
     let c = diff(&[forecast()], &[after]);
     let c = only(&c);
     assert_eq!(
-        (c.kind, c.param.as_deref(), c.breaking),
+        (c.kind(), c.param(), c.breaking),
         (ChangeKind::ParamDescriptionChanged, Some("city"), false)
     );
     assert_eq!(c.pattern.map(Pattern::as_str), Some("P3"));
@@ -192,7 +192,7 @@ fn a_lowered_maximum_length_is_a_breaking_constraint_change() {
     let c = diff(&[forecast()], &[after]);
     let c = only(&c);
     assert_eq!(
-        (c.kind, c.breaking, c.pattern.map(Pattern::as_str)),
+        (c.kind(), c.breaking, c.pattern.map(Pattern::as_str)),
         (ChangeKind::ParamConstraintChanged, true, Some("P8"))
     );
     assert_eq!(c.detail.as_deref(), Some("maxLength 100 -> 50"));
@@ -212,7 +212,7 @@ fn a_relaxed_constraint_is_not_breaking() {
     assert_eq!(c.len(), 2);
     assert!(
         c.iter()
-            .all(|c| c.kind == ChangeKind::ParamConstraintChanged && !c.breaking),
+            .all(|c| c.kind() == ChangeKind::ParamConstraintChanged && !c.breaking),
         "{c:#?}"
     );
     assert_eq!(
@@ -249,15 +249,18 @@ fn a_param_made_required_breaks_and_one_made_optional_does_not() {
     let after = edited(|t| t["inputSchema"]["required"] = json!(["days"]));
     let c = diff(&[forecast()], &[after]);
     assert_eq!(c.len(), 2);
-    assert!(c.iter().all(|c| c.kind == ChangeKind::ParamRequiredChanged
-        && c.pattern.map(Pattern::as_str) == Some("P13")));
+    assert!(
+        c.iter()
+            .all(|c| c.kind() == ChangeKind::ParamRequiredChanged
+                && c.pattern.map(Pattern::as_str) == Some("P13"))
+    );
     assert_eq!(
-        (c[0].param.as_deref(), c[0].required, c[0].breaking),
+        (c[0].param(), c[0].required(), c[0].breaking),
         (Some("city"), Some(false), false)
     );
     assert_eq!(c[0].detail.as_deref(), Some("now optional"));
     assert_eq!(
-        (c[1].param.as_deref(), c[1].required, c[1].breaking),
+        (c[1].param(), c[1].required(), c[1].breaking),
         (Some("days"), Some(true), true)
     );
 }
@@ -268,7 +271,7 @@ fn a_new_type_is_a_breaking_p8_change() {
     let c = diff(&[forecast()], &[after]);
     let c = only(&c);
     assert_eq!(
-        (c.kind, c.breaking, c.pattern.map(Pattern::as_str)),
+        (c.kind(), c.breaking, c.pattern.map(Pattern::as_str)),
         (ChangeKind::ParamTypeChanged, true, Some("P8"))
     );
     assert_eq!(c.detail.as_deref(), Some("type number -> string"));
@@ -279,7 +282,10 @@ fn a_new_default_is_its_own_kind_and_no_constraint_change_as_releases_were_count
     let after = edited(|t| t["inputSchema"]["properties"]["days"]["default"] = json!(3));
     let c = diff(&[forecast()], std::slice::from_ref(&after));
     let c = only(&c);
-    assert_eq!((c.kind, c.pattern), (ChangeKind::ParamDefaultChanged, None));
+    assert_eq!(
+        (c.kind(), c.pattern),
+        (ChangeKind::ParamDefaultChanged, None)
+    );
     let changed = edited(|t| t["inputSchema"]["properties"]["days"]["default"] = json!(5));
     let c = diff(&[after], &[changed]);
     assert!(only(&c).breaking, "a call without it gets 5 where it got 3");
@@ -294,7 +300,7 @@ fn a_union_type_change_is_a_type_change_and_not_a_constraint_change() {
     let union = |t: &str| json!({"anyOf": [{"type": t}, {"type": "null"}]});
     let tool = |p: Value| json!({"name": "t", "inputSchema": {"properties": {"x": p}}});
     let c = diff(&[tool(union("string"))], &[tool(union("number"))]);
-    assert_eq!(only(&c).kind, ChangeKind::ParamTypeChanged);
+    assert_eq!(only(&c).kind(), ChangeKind::ParamTypeChanged);
     assert_eq!(
         only(&c).detail.as_deref(),
         Some("type null|string -> null|number")
@@ -311,10 +317,10 @@ fn missing_or_odd_input_schemas_are_tolerated() {
             std::slice::from_ref(&bare),
             std::slice::from_ref(&null)
         ))
-        .kind,
+        .kind(),
         ChangeKind::ToolDescriptionChanged
     );
-    assert_eq!(only(&diff(&[null], &[one])).kind, ChangeKind::ParamAdded);
+    assert_eq!(only(&diff(&[null], &[one])).kind(), ChangeKind::ParamAdded);
     assert!(diff(&[json!("not a tool"), bare.clone()], &[bare]).is_empty());
 }
 
@@ -328,7 +334,7 @@ fn changes_are_ordered_by_tool_then_kind_then_param() {
     let c = diff(&[forecast(), cities()], &[after, json!({"name": "alpha"})]);
     let order: Vec<_> = c
         .iter()
-        .map(|c| (c.tool.as_str(), c.kind, c.param.as_deref()))
+        .map(|c| (c.tool.as_str(), c.kind(), c.param()))
         .collect();
     assert_eq!(
         order,
@@ -475,7 +481,10 @@ fn a_renamed_tool_among_added_tools_of_the_same_schema_is_paired_by_its_name_wor
         bare("poll-system-stats-compat"),
     ];
     let changes = diff(&before, &after);
-    let kinds: Vec<_> = changes.iter().map(|c| (c.kind, c.tool.as_str())).collect();
+    let kinds: Vec<_> = changes
+        .iter()
+        .map(|c| (c.kind(), c.tool.as_str()))
+        .collect();
     assert_eq!(
         kinds,
         [
@@ -486,7 +495,7 @@ fn a_renamed_tool_among_added_tools_of_the_same_schema_is_paired_by_its_name_wor
     // Two removed tools that share as many words with the one added: a guess, not a pair.
     let before = [bare("list_a"), bare("list_b")];
     let after = [bare("list_c")];
-    let kinds: Vec<_> = diff(&before, &after).iter().map(|c| c.kind).collect();
+    let kinds: Vec<_> = diff(&before, &after).iter().map(|c| c.kind()).collect();
     assert!(!kinds.contains(&ChangeKind::ToolRenamed), "{kinds:?}");
 }
 
@@ -495,6 +504,6 @@ fn a_removal_beside_a_copy_of_another_tool_with_the_same_schema_is_no_rename() {
     let bare = |name: &str| json!({"name": name, "description": "d", "inputSchema": {"type": "object", "properties": {}}});
     let before = [bare("lower"), bare("upper")];
     let after = [bare("upper"), bare("upper_compat")];
-    let kinds: Vec<_> = diff(&before, &after).iter().map(|c| c.kind).collect();
+    let kinds: Vec<_> = diff(&before, &after).iter().map(|c| c.kind()).collect();
     assert_eq!(kinds, [ChangeKind::ToolRemoved, ChangeKind::ToolAdded]);
 }

@@ -110,13 +110,13 @@ pub fn check(
 ) -> Result<(), Refused> {
     let renamed: BTreeMap<&str, &str> = changes
         .iter()
-        .filter(|c| c.kind == ChangeKind::ToolRenamed)
-        .filter_map(|c| Some((c.renamed_to.as_deref()?, c.tool.as_str())))
+        .filter(|c| c.kind() == ChangeKind::ToolRenamed)
+        .filter_map(|c| Some((c.renamed_to()?, c.tool.as_str())))
         .collect();
     let removed: BTreeSet<(&str, &str)> = changes
         .iter()
-        .filter(|c| c.kind == ChangeKind::ParamRemoved)
-        .filter_map(|c| Some((c.tool.as_str(), c.param.as_deref()?)))
+        .filter(|c| c.kind() == ChangeKind::ParamRemoved)
+        .filter_map(|c| Some((c.tool.as_str(), c.param()?)))
         .collect();
     let mut out = Vec::new();
     for tool in current {

@@ -6,22 +6,19 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
 
-use super::ChangeKind::{self, *};
-use super::{SchemaChange, ToolView, short};
+use super::{Change, SchemaChange, ToolView, short};
 
 /// The parts of a tool's definition beside its description, title and input: behaviour hints,
 /// the output schema, `_meta`, any other field. Each is counted `other`, as real releases were.
 pub(super) fn changes(tool: &str, old: &ToolView, new: &ToolView, out: &mut Vec<SchemaChange>) {
-    let other = |kind: ChangeKind, breaking: bool, detail: String| {
-        let mut change = SchemaChange::new(kind, tool, None, 1)
+    let other = |what: Change, breaking: bool, detail: String| {
+        SchemaChange::of(tool, what)
             .breaking(breaking)
-            .detail(detail);
-        change.pattern = None;
-        change
+            .detail(detail)
     };
     if old.annotations != new.annotations {
         let words = map_words(&old.annotations, &new.annotations);
-        out.push(other(ToolAnnotationsChanged, false, words));
+        out.push(other(Change::ToolAnnotationsChanged, false, words));
     }
     if old.output_schema != new.output_schema {
         // A client that checks structured results against the old schema may refuse new ones.
@@ -31,14 +28,22 @@ pub(super) fn changes(tool: &str, old: &ToolView, new: &ToolView, out: &mut Vec<
             (Some(_), None) => "output schema removed",
             _ => "output schema changed",
         };
-        out.push(other(ToolOutputSchemaChanged, breaking, detail.into()));
+        out.push(other(
+            Change::ToolOutputSchemaChanged,
+            breaking,
+            detail.into(),
+        ));
     }
     if old.meta != new.meta {
-        out.push(other(ToolMetaChanged, false, "_meta changed".into()));
+        out.push(other(
+            Change::ToolMetaChanged,
+            false,
+            "_meta changed".into(),
+        ));
     }
     if old.rest != new.rest {
         out.push(other(
-            ToolDefinitionChanged,
+            Change::ToolDefinitionChanged,
             false,
             map_words(&old.rest, &new.rest),
         ));

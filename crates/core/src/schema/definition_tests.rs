@@ -19,7 +19,7 @@ fn tool(extra: serde_json::Value) -> serde_json::Value {
 fn kinds(before: serde_json::Value, after: serde_json::Value) -> Vec<(ChangeKind, String)> {
     diff(&[tool(before)], &[tool(after)])
         .into_iter()
-        .map(|c| (c.kind, c.detail.unwrap_or_default()))
+        .map(|c| (c.kind(), c.detail.unwrap_or_default()))
         .collect()
 }
 
@@ -69,7 +69,7 @@ fn a_tool_listed_twice_is_a_breaking_change_and_a_title_alone_is_not_an_annotati
     let twice = [tool(json!({})), tool(json!({}))];
     let changes = diff(&once, &twice);
     assert_eq!(changes.len(), 1);
-    assert_eq!(changes[0].kind, ChangeKind::ToolListedTwice);
+    assert_eq!(changes[0].kind(), ChangeKind::ToolListedTwice);
     assert!(changes[0].breaking);
     assert!(diff(&twice, &twice).is_empty(), "listed twice before, too");
     let titled = kinds(json!({}), json!({"annotations": {"title": "T"}}));

@@ -19,26 +19,25 @@ pub fn proves(result: &GeneratedResult, change: &SchemaChange) -> bool {
     }
     let answered_before = result.previous == Some(CallStatus::Ok);
     let sets = change
-        .param
-        .as_ref()
+        .param()
         .is_some_and(|p| case.arguments.contains_key(p));
     let on_tool = change.tool == case.tool;
     match case.expect {
         Expect::Error => {
             answered_before
                 && on_tool
-                && match change.kind {
+                && match change.kind() {
                     ToolRemoved => true,
-                    ParamRequiredChanged | ParamAdded => change.required == Some(true) && !sets,
+                    ParamRequiredChanged | ParamAdded => change.required() == Some(true) && !sets,
                     ParamConstraintChanged => sets,
                     _ => false,
                 }
         }
-        Expect::Success => match change.kind {
+        Expect::Success => match change.kind() {
             ToolAdded => on_tool,
-            ToolRenamed => change.renamed_to.as_deref() == Some(case.tool.as_str()),
+            ToolRenamed => change.renamed_to() == Some(case.tool.as_str()),
             ParamAdded | ParamConstraintChanged | ParamTypeChanged => on_tool && sets,
-            ParamRequiredChanged => on_tool && change.required == Some(false) && !sets,
+            ParamRequiredChanged => on_tool && change.required() == Some(false) && !sets,
             ParamDefaultChanged => on_tool && !sets,
             _ => false,
         },

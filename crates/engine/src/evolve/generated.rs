@@ -99,7 +99,7 @@ impl Round<'_> {
         let was = |tool: &str| -> String {
             changes
                 .iter()
-                .find(|c| c.renamed_to.as_deref() == Some(tool))
+                .find(|c| c.renamed_to() == Some(tool))
                 .map_or_else(|| tool.to_string(), |c| c.tool.clone())
         };
         if results.is_empty() {

@@ -208,7 +208,7 @@ impl Round<'_> {
     ) -> Result<Option<Baseline>, AttemptError> {
         let removed: Vec<&str> = changes
             .iter()
-            .filter(|c| c.kind == ChangeKind::ToolRemoved)
+            .filter(|c| c.kind() == ChangeKind::ToolRemoved)
             .map(|c| c.tool.as_str())
             .collect();
         if removed.is_empty() {

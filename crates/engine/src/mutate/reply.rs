@@ -110,14 +110,14 @@ impl GeneratedTest {
     pub fn exercises(&self, changes: &[SchemaChange]) -> bool {
         let case = self;
         changes.iter().any(|c| {
-            let named = c.tool == case.tool || c.renamed_to.as_deref() == Some(case.tool.as_str());
-            match (c.kind, &c.param) {
+            let named = c.tool == case.tool || c.renamed_to() == Some(case.tool.as_str());
+            match (c.kind(), c.param()) {
                 (ChangeKind::ToolAdded | ChangeKind::ToolRemoved | ChangeKind::ToolRenamed, _) => {
                     named
                 }
                 (_, Some(param))
-                    if c.kind != ChangeKind::ParamDescriptionChanged
-                        && c.kind != ChangeKind::ParamRemoved =>
+                    if c.kind() != ChangeKind::ParamDescriptionChanged
+                        && c.kind() != ChangeKind::ParamRemoved =>
                 {
                     named && case.arguments.contains_key(param)
                 }
@@ -220,6 +220,7 @@ pub fn parse_claims(reply: &str) -> Result<Vec<mcpevol_oracle::validate::Effect>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mcpevol_core::schema::Change;
 
     #[test]
     fn claims_are_read_beside_tests_and_a_bare_array_claims_nothing() {
@@ -311,11 +312,12 @@ mod tests {
 
     #[test]
     fn a_call_exercises_a_parameter_change_only_when_it_sets_the_parameter() {
-        let added = SchemaChange::plain(
-            ChangeKind::ParamAdded,
+        let added = SchemaChange::of(
             "get_forecast",
-            Some("days"),
-            Some(false),
+            Change::ParamAdded {
+                param: "days".into(),
+                required: false,
+            },
         );
         let changes = vec![added];
         let paris = serde_json::json!({"city": "paris"});
@@ -324,12 +326,7 @@ mod tests {
         assert!(case("get_forecast", two_days).exercises(&changes));
         let other = serde_json::json!({"days": 2});
         assert!(!case("list_cities", other).exercises(&changes));
-        let new_tool = vec![SchemaChange::plain(
-            ChangeKind::ToolAdded,
-            "get_alerts",
-            None,
-            None,
-        )];
+        let new_tool = vec![SchemaChange::of("get_alerts", Change::ToolAdded)];
         assert!(case("get_alerts", serde_json::json!({})).exercises(&new_tool));
     }
 }

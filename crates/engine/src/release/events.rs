@@ -67,12 +67,12 @@ pub struct VersionEvents {
 }
 
 fn atom(c: &SchemaChange) -> Option<Atom> {
-    Some(match c.kind {
+    Some(match c.kind() {
         ChangeKind::ToolDescriptionChanged => Td,
         ChangeKind::ParamDescriptionChanged => Pd,
-        ChangeKind::ParamAdded if c.required == Some(true) => Par,
+        ChangeKind::ParamAdded if c.required() == Some(true) => Par,
         ChangeKind::ParamAdded => Pao,
-        ChangeKind::ParamRemoved if c.required == Some(true) => Prr,
+        ChangeKind::ParamRemoved if c.required() == Some(true) => Prr,
         ChangeKind::ParamRemoved => Pro,
         ChangeKind::ParamConstraintChanged | ChangeKind::ParamTypeChanged => Pc,
         ChangeKind::ParamRequiredChanged => Pp,
@@ -119,12 +119,12 @@ pub fn classify(changes: &[SchemaChange]) -> VersionEvents {
     let mut atoms: BTreeMap<&str, BTreeSet<Atom>> = BTreeMap::new();
     let replaced: BTreeSet<&str> = changes
         .iter()
-        .filter(|c| c.kind == ChangeKind::ToolRenamed)
-        .flat_map(|c| [c.tool.as_str()].into_iter().chain(c.renamed_to.as_deref()))
+        .filter(|c| c.kind() == ChangeKind::ToolRenamed)
+        .flat_map(|c| [c.tool.as_str()].into_iter().chain(c.renamed_to()))
         .collect();
     let mut added = false;
     for c in changes {
-        let label = match c.kind {
+        let label = match c.kind() {
             ChangeKind::ToolAdded => {
                 added = true;
                 Some(Label::p(2))
@@ -222,9 +222,14 @@ pub fn median(sorted: &[usize]) -> f64 {
 mod tests {
     use super::*;
     use ChangeKind::*;
+    use mcpevol_core::schema::Change;
 
     fn change(kind: ChangeKind, tool: &str, required: Option<bool>) -> SchemaChange {
-        SchemaChange::plain(kind, tool, Some("p"), required)
+        // Tool-level kinds take no parameter: `from_fields` leaves "p" out of them.
+        SchemaChange::of(
+            tool,
+            Change::from_fields(kind, Some("p".into()), required, None).unwrap(),
+        )
     }
 
     #[test]

@@ -20,16 +20,14 @@ pub fn assign(proposals: &[(&Proposal, &Contract)], changes: &[SchemaChange]) ->
         return out;
     }
     for (i, c) in changes.iter().enumerate() {
-        let on = |p: &Proposal| {
-            p.touches(&c.tool) || c.renamed_to.as_deref().is_some_and(|n| p.touches(n))
-        };
+        let on = |p: &Proposal| p.touches(&c.tool) || c.renamed_to().is_some_and(|n| p.touches(n));
         let requires = |k: &usize| {
             let contract = proposals[*k].1;
             contract
                 .require
                 .iter()
                 .chain(contract.require_any.iter().flatten())
-                .any(|count| count.kind == c.kind)
+                .any(|count| count.kind == c.kind())
         };
         let mut owners: Vec<usize> = (0..proposals.len())
             .filter(|k| on(proposals[*k].0))
@@ -42,7 +40,7 @@ pub fn assign(proposals: &[(&Proposal, &Contract)], changes: &[SchemaChange]) ->
                 .1
                 .allow
                 .as_ref()
-                .is_none_or(|kinds| kinds.contains(&c.kind))
+                .is_none_or(|kinds| kinds.contains(&c.kind()))
         };
         let allowed = owners
             .iter()
@@ -61,6 +59,7 @@ pub fn assign(proposals: &[(&Proposal, &Contract)], changes: &[SchemaChange]) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mcpevol_core::schema::Change;
     use mcpevol_core::schema::ChangeKind::*;
 
     fn proposal(op: &str, tool: &str) -> Proposal {
@@ -86,9 +85,21 @@ mod tests {
         let (a, b) = (proposal("O9", "t"), proposal("O5", "t"));
         let (ca, cb) = (allowing(&[ToolDescriptionChanged]), allowing(&[ParamAdded]));
         let changes = [
-            SchemaChange::plain(ParamAdded, "t", Some("x"), Some(false)),
-            SchemaChange::plain(ToolDescriptionChanged, "t", None, None),
-            SchemaChange::plain(ParamRemoved, "t", Some("y"), Some(false)),
+            SchemaChange::of(
+                "t",
+                Change::ParamAdded {
+                    param: "x".into(),
+                    required: false,
+                },
+            ),
+            SchemaChange::of("t", Change::ToolDescriptionChanged),
+            SchemaChange::of(
+                "t",
+                Change::ParamRemoved {
+                    param: "y".into(),
+                    required: false,
+                },
+            ),
         ];
         let owned = assign(&[(&a, &ca), (&b, &cb)], &changes);
         assert_eq!(owned, vec![vec![1, 2], vec![0, 2]]);
@@ -107,8 +118,8 @@ mod tests {
             ..allowing(&[ParamDescriptionChanged])
         };
         let changes = [
-            SchemaChange::plain(ParamConstraintChanged, "t", Some("x"), None),
-            SchemaChange::plain(ParamDescriptionChanged, "t", Some("x"), None),
+            SchemaChange::of("t", Change::ParamConstraintChanged { param: "x".into() }),
+            SchemaChange::of("t", Change::ParamDescriptionChanged { param: "x".into() }),
         ];
         let owned = assign(&[(&a, &ca), (&b, &cb)], &changes);
         assert_eq!(owned, vec![vec![0], vec![1]]);
@@ -127,9 +138,15 @@ mod tests {
             ..allowing(&[ToolAdded])
         };
         let changes = [
-            SchemaChange::plain(ToolDescriptionChanged, "t", None, None),
-            SchemaChange::plain(ToolAdded, "t_all", None, None),
-            SchemaChange::plain(ParamRemoved, "u", Some("y"), Some(false)),
+            SchemaChange::of("t", Change::ToolDescriptionChanged),
+            SchemaChange::of("t_all", Change::ToolAdded),
+            SchemaChange::of(
+                "u",
+                Change::ParamRemoved {
+                    param: "y".into(),
+                    required: false,
+                },
+            ),
         ];
         let owned = assign(&[(&a, &ca), (&b, &cb)], &changes);
         assert_eq!(owned, vec![vec![0], vec![1]]);

@@ -30,10 +30,10 @@ impl VersionChange<'_> {
             out.entry(k).or_insert(v);
         }
         for c in self.changes_of(tool) {
-            let Some(param) = &c.param else { continue };
-            if c.kind == ChangeKind::ParamTypeChanged {
+            let Some(param) = c.param() else { continue };
+            if c.kind() == ChangeKind::ParamTypeChanged {
                 out.insert(
-                    param.clone(),
+                    param.to_string(),
                     args::value_for(&schema["properties"][param], param),
                 );
             }
@@ -52,15 +52,15 @@ impl VersionChange<'_> {
         let mut out = before.clone();
         let old = self.previous.iter().find(|t| t.is_named(tool));
         for c in self.changes_of(tool) {
-            if c.kind != ChangeKind::ParamDefaultChanged {
+            if c.kind() != ChangeKind::ParamDefaultChanged {
                 continue;
             }
-            let Some(param) = &c.param else { continue };
+            let Some(param) = c.param() else { continue };
             let default = old.and_then(|t| t.property(param).get("default"));
             if let Some(d) = default
                 && !out.contains_key(param)
             {
-                out.insert(param.clone(), d.clone());
+                out.insert(param.to_string(), d.clone());
             }
         }
         out
@@ -69,9 +69,9 @@ impl VersionChange<'_> {
     /// A change after which the previous call is no longer valid as it was.
     pub(super) fn needs_new_arguments(&self, tool: &str) -> bool {
         self.changes_of(tool).any(|c| {
-            matches!(c.kind, ChangeKind::ParamTypeChanged)
-                || (c.kind == ChangeKind::ParamAdded && c.required == Some(true))
-                || (c.kind == ChangeKind::ParamRequiredChanged && c.required == Some(true))
+            matches!(c.kind(), ChangeKind::ParamTypeChanged)
+                || (c.kind() == ChangeKind::ParamAdded && c.required() == Some(true))
+                || (c.kind() == ChangeKind::ParamRequiredChanged && c.required() == Some(true))
         })
     }
 }

@@ -11,7 +11,7 @@ use super::{
     succeeds_as_before,
 };
 use crate::server::session::CallStatus;
-use mcpevol_core::schema::ChangeKind;
+use mcpevol_core::schema::{Change, ChangeKind};
 
 impl Oracle<'_> {
     /// Calls that exercise what changed, after the calls that compare with the previous
@@ -19,52 +19,41 @@ impl Oracle<'_> {
     pub(super) async fn exercise(&mut self) {
         let change = self.change;
         for c in change.changes {
-            match c.kind {
-                ChangeKind::ToolRemoved | ChangeKind::ToolRenamed => self.gone(&c.tool).await,
-                ChangeKind::ToolAdded => self.added(&c.tool).await,
-                ChangeKind::ParamAdded if c.required != Some(true) => {
-                    if let Some(param) = &c.param {
-                        self.param_set(&c.tool, param).await;
-                    }
-                }
+            let tool = c.tool.as_str();
+            match &c.what {
+                Change::ToolRemoved | Change::ToolRenamed { .. } => self.gone(tool).await,
+                Change::ToolAdded => self.added(tool).await,
+                Change::ParamAdded {
+                    param,
+                    required: false,
+                } => self.param_set(tool, param).await,
                 // A new required parameter: the previous call, which lacks it, is refused
                 // now; with it set, the tool answers and shows any claimed effect.
-                ChangeKind::ParamAdded => {
-                    if let Some(param) = &c.param {
-                        self.required(&c.tool, param).await;
-                        self.param_set(&c.tool, param).await;
-                    }
+                Change::ParamAdded {
+                    param,
+                    required: true,
+                } => {
+                    self.required(tool, param).await;
+                    self.param_set(tool, param).await;
                 }
-                ChangeKind::ParamConstraintChanged => {
-                    if let Some(param) = &c.param {
-                        self.bound(&c.tool, param).await;
-                    }
-                }
-                ChangeKind::ParamRemoved => {
-                    if let Some(param) = &c.param {
-                        self.removed_param(&c.tool, param).await;
-                    }
-                }
-                ChangeKind::ParamRequiredChanged if c.required == Some(true) => {
-                    if let Some(param) = &c.param {
-                        self.required(&c.tool, param).await;
-                    }
-                }
+                Change::ParamConstraintChanged { param } => self.bound(tool, param).await,
+                Change::ParamRemoved { param, .. } => self.removed_param(tool, param).await,
+                Change::ParamRequiredChanged {
+                    param,
+                    required: true,
+                } => self.required(tool, param).await,
                 // A demotion declares its default too: one check for both.
-                ChangeKind::ParamRequiredChanged if c.required == Some(false) => {
-                    if let Some(param) = &c.param {
-                        self.defaulted(&c.tool, param).await;
-                    }
-                }
-                ChangeKind::ParamDefaultChanged
+                Change::ParamRequiredChanged {
+                    param,
+                    required: false,
+                } => self.defaulted(tool, param).await,
+                Change::ParamDefaultChanged { param }
                     if !change.changes.iter().any(|d| {
-                        d.kind == ChangeKind::ParamRequiredChanged
-                            && (d.tool.as_str(), &d.param) == (c.tool.as_str(), &c.param)
+                        d.kind() == ChangeKind::ParamRequiredChanged
+                            && (d.tool.as_str(), d.param()) == (tool, Some(param.as_str()))
                     }) =>
                 {
-                    if let Some(param) = &c.param {
-                        self.defaulted(&c.tool, param).await;
-                    }
+                    self.defaulted(tool, param).await
                 }
                 _ => {}
             }
@@ -159,7 +148,7 @@ impl Oracle<'_> {
             _ => None,
         });
         let source_removed = |source: &str| {
-            (self.change.changes_of(source)).any(|c| c.kind == ChangeKind::ToolRemoved)
+            (self.change.changes_of(source)).any(|c| c.kind() == ChangeKind::ToolRemoved)
         };
         if let Some((source, None)) = &variant
             && source_removed(source)

@@ -323,9 +323,9 @@ impl Oracle<'_> {
         for (old, seen) in &self.baseline.calls {
             let gone = change
                 .changes_of(old)
-                .find(|c| matches!(c.kind, ChangeKind::ToolRemoved | ChangeKind::ToolRenamed));
-            let (name, check) = match gone.and_then(|c| c.renamed_to.clone()) {
-                Some(new) => (new, Check::Renamed { from: old.clone() }),
+                .find(|c| matches!(c.kind(), ChangeKind::ToolRemoved | ChangeKind::ToolRenamed));
+            let (name, check) = match gone.and_then(|c| c.renamed_to()) {
+                Some(new) => (new.to_string(), Check::Renamed { from: old.clone() }),
                 None if gone.is_some() => continue, // exercised as Gone below
                 None => (old.clone(), Check::AsBefore),
             };
@@ -391,7 +391,7 @@ impl Oracle<'_> {
             let mut changes = change.changes_of(&o.tool);
             let described_only = changes.all(|c| {
                 matches!(
-                    c.kind,
+                    c.kind(),
                     ChangeKind::ToolDescriptionChanged
                         | ChangeKind::ParamDescriptionChanged
                         | ChangeKind::ToolTitleChanged

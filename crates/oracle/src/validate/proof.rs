@@ -72,13 +72,13 @@ impl Proof {
 /// touches the change. Exercising is not proving: see [`proves`].
 pub fn exercises(test: &TestResult, change: &SchemaChange) -> bool {
     let on_tool = test.tool == change.tool;
-    let param = change.param.as_deref();
+    let param = change.param();
     let on_param = |p: &str| Some(p) == param;
-    match change.kind {
+    match change.kind() {
         ChangeKind::ToolAdded => on_tool && matches!(test.check, Check::New | Check::Claim { .. }),
         ChangeKind::ToolRemoved => on_tool && test.check == Check::Gone,
         ChangeKind::ToolRenamed => {
-            let renamed = change.renamed_to.as_deref() == Some(test.tool.as_str())
+            let renamed = change.renamed_to() == Some(test.tool.as_str())
                 && matches!(&test.check, Check::Renamed { from } if *from == change.tool);
             renamed || (on_tool && test.check == Check::Gone)
         }
@@ -96,7 +96,7 @@ pub fn exercises(test: &TestResult, change: &SchemaChange) -> bool {
                     | Check::ParamRemoved { param: p }
                     | Check::Defaulted { param: p } => on_param(p),
                     Check::Claim { effect } => effect.param() == param,
-                    Check::New | Check::AsBefore => change.kind == ChangeKind::ParamTypeChanged,
+                    Check::New | Check::AsBefore => change.kind() == ChangeKind::ParamTypeChanged,
                     _ => false,
                 }
         }
@@ -128,8 +128,8 @@ pub fn proves(test: &TestResult, change: &SchemaChange) -> bool {
     {
         return false;
     }
-    let param = change.param.as_deref();
-    match change.kind {
+    let param = change.param();
+    match change.kind() {
         // Answering as the old name did: only an exact comparison shows it.
         ChangeKind::ToolRenamed => {
             matches!(test.check, Check::Renamed { .. })
@@ -144,7 +144,7 @@ pub fn proves(test: &TestResult, change: &SchemaChange) -> bool {
             test.check,
             Check::BeyondBound { .. } | Check::Loosened { .. } | Check::Claim { .. }
         ),
-        ChangeKind::ParamRequiredChanged if change.required == Some(true) => {
+        ChangeKind::ParamRequiredChanged if change.required() == Some(true) => {
             matches!(&test.check, Check::Required { param: p } if Some(p.as_str()) == param)
         }
         _ => true,
@@ -166,7 +166,7 @@ pub fn of_change(change: &SchemaChange, tests: &[TestResult]) -> Proof {
     let status_only = exercising
         .iter()
         .any(|t| t.verdict == Verdict::Passed && t.compared == Some(super::Compared::CallStatus));
-    let why = match change.kind {
+    let why = match change.kind() {
         _ if status_only => "its answers vary from call to call, so only their status was compared",
         ChangeKind::ParamConstraintChanged => "bound declared, not enforced",
         _ if exercising.is_empty() => "no check exercised it",
@@ -196,6 +196,7 @@ mod tests {
     use super::*;
     use crate::server::session::CallStatus;
     use crate::validate::TestKind;
+    use mcpevol_core::schema::Change;
 
     fn test(tool: &str, check: Check, verdict: Verdict, reason: Option<&str>) -> TestResult {
         TestResult {
@@ -218,7 +219,13 @@ mod tests {
 
     #[test]
     fn a_change_is_proven_only_by_a_passed_check_that_exercises_it() {
-        let added = SchemaChange::plain(ChangeKind::ParamAdded, "t", Some("limit"), Some(false));
+        let added = SchemaChange::of(
+            "t",
+            Change::ParamAdded {
+                param: "limit".into(),
+                required: false,
+            },
+        );
         let unrelated = test("t", Check::AsBefore, Verdict::Passed, None);
         let set = |v| {
             test(
@@ -248,8 +255,7 @@ mod tests {
 
     #[test]
     fn a_rename_is_proven_by_its_new_name_not_by_the_old_one_refused() {
-        let mut renamed = SchemaChange::plain(ChangeKind::ToolRenamed, "old", None, None);
-        renamed.renamed_to = Some("new".into());
+        let renamed = SchemaChange::of("old", Change::ToolRenamed { to: "new".into() });
         let gone = test("old", Check::Gone, Verdict::Passed, None);
         assert!(!of_change(&renamed, std::slice::from_ref(&gone)).is_proven());
         let mut new = test(
@@ -269,7 +275,7 @@ mod tests {
 
     #[test]
     fn a_description_change_is_not_proven_by_an_answer_compared_by_its_status_only() {
-        let described = SchemaChange::plain(ChangeKind::ToolDescriptionChanged, "t", None, None);
+        let described = SchemaChange::of("t", Change::ToolDescriptionChanged);
         let mut as_before = test("t", Check::AsBefore, Verdict::Passed, None);
         as_before.compared = Some(crate::validate::Compared::CallStatus);
         let p = of_change(&described, std::slice::from_ref(&as_before));
@@ -281,7 +287,7 @@ mod tests {
 
     #[test]
     fn a_tighter_bound_is_proven_by_a_value_beyond_it_refused_not_by_one_inside_accepted() {
-        let bound = SchemaChange::plain(ChangeKind::ParamConstraintChanged, "t", Some("n"), None);
+        let bound = SchemaChange::of("t", Change::ParamConstraintChanged { param: "n".into() });
         let inside = test(
             "t",
             Check::InsideBound { param: "n".into() },

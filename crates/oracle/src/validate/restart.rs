@@ -108,7 +108,7 @@ impl Oracle<'_> {
     /// Whether the round changed `tool` (or added it, or renamed a tool to it).
     fn changed(&self, tool: &str) -> bool {
         self.change.changes_of(tool).next().is_some()
-            || (self.change.changes.iter()).any(|c| c.renamed_to.as_deref() == Some(tool))
+            || (self.change.changes.iter()).any(|c| c.renamed_to() == Some(tool))
     }
 
     /// Outputs that differ from the previous version's after a restart show nothing: the
