@@ -85,8 +85,8 @@ pub(super) const MAX_HOLE_SHARE: f64 = 0.5;
 
 impl Observation {
     /// An answer as tests write it: one text part, no arguments. Public for the other crates'
-    /// tests.
-    #[doc(hidden)]
+    /// tests (feature `test-support`).
+    #[cfg(any(test, feature = "test-support"))]
     pub fn answered(status: CallStatus, text: &str, deterministic: bool) -> Observation {
         Observation {
             arguments: Map::new(),
