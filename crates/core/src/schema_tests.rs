@@ -128,15 +128,13 @@ fn an_added_optional_param_is_p4_and_an_added_required_one_is_breaking_p10() {
     });
     let c = diff(&[forecast()], &[after]);
     assert_eq!(c.len(), 2);
-    assert_eq!(
-        (c[0].param(), c[0].breaking, c[0].required()),
-        (Some("lang"), false, Some(false))
-    );
+    let added = |param: &str, required| Change::ParamAdded {
+        param: param.into(),
+        required,
+    };
+    assert_eq!((&c[0].what, c[0].breaking), (&added("lang", false), false));
     assert_eq!(c[0].pattern.map(Pattern::as_str), Some("P4"));
-    assert_eq!(
-        (c[1].param(), c[1].breaking, c[1].required()),
-        (Some("zone"), true, Some(true))
-    );
+    assert_eq!((&c[1].what, c[1].breaking), (&added("zone", true), true));
     assert_eq!(c[1].pattern.map(Pattern::as_str), Some("P10"));
     assert_eq!(c[1].detail.as_deref(), Some("required parameter"));
 }
@@ -151,25 +149,19 @@ fn a_removed_param_is_breaking_p11_when_optional_and_p14_when_required() {
     });
     let c = diff(&[forecast()], &[after]);
     assert_eq!(c.len(), 2);
-    assert!(
-        c.iter()
-            .all(|c| c.kind() == ChangeKind::ParamRemoved && c.breaking)
+    assert!(c.iter().all(|c| c.breaking));
+    let removed = |param: &str, required| Change::ParamRemoved {
+        param: param.into(),
+        required,
+    };
+    let pattern = |c: &SchemaChange| c.pattern.map(Pattern::as_str);
+    assert_eq!(
+        (&c[0].what, pattern(&c[0])),
+        (&removed("city", true), Some("P14"))
     );
     assert_eq!(
-        (
-            c[0].param(),
-            c[0].pattern.map(Pattern::as_str),
-            c[0].required()
-        ),
-        (Some("city"), Some("P14"), Some(true))
-    );
-    assert_eq!(
-        (
-            c[1].param(),
-            c[1].pattern.map(Pattern::as_str),
-            c[1].required()
-        ),
-        (Some("units"), Some("P11"), Some(false))
+        (&c[1].what, pattern(&c[1])),
+        (&removed("units", false), Some("P11"))
     );
 }
 
@@ -254,15 +246,13 @@ fn a_param_made_required_breaks_and_one_made_optional_does_not() {
             .all(|c| c.kind() == ChangeKind::ParamRequiredChanged
                 && c.pattern.map(Pattern::as_str) == Some("P13"))
     );
-    assert_eq!(
-        (c[0].param(), c[0].required(), c[0].breaking),
-        (Some("city"), Some(false), false)
-    );
+    let now = |param: &str, required| Change::ParamRequiredChanged {
+        param: param.into(),
+        required,
+    };
+    assert_eq!((&c[0].what, c[0].breaking), (&now("city", false), false));
     assert_eq!(c[0].detail.as_deref(), Some("now optional"));
-    assert_eq!(
-        (c[1].param(), c[1].required(), c[1].breaking),
-        (Some("days"), Some(true), true)
-    );
+    assert_eq!((&c[1].what, c[1].breaking), (&now("days", true), true));
 }
 
 #[test]
