@@ -240,71 +240,100 @@ mod tests {
         }
     }
 
+    /// A previous answer as these tests write it: one text part, no arguments.
+    fn observed(status: CallStatus, text: &str, deterministic: bool) -> Observation {
+        Observation {
+            arguments: Default::default(),
+            status,
+            parts: vec![text.to_string()],
+            raw: vec![text.to_string()],
+            other: Vec::new(),
+            second: text.to_string(),
+            volatile: validate::Volatile::default(),
+            deterministic,
+            like_unknown: false,
+        }
+    }
+
+    /// An answer now: its text is the one part of a success, an error's message otherwise.
+    fn answered(status: CallStatus, text: &str) -> Outcome {
+        let parts = match status {
+            CallStatus::Ok => vec![text.to_string()],
+            _ => Vec::new(),
+        };
+        Outcome {
+            status,
+            text: text.into(),
+            parts,
+            other: Vec::new(),
+        }
+    }
+
     #[test]
     fn each_kind_of_answer_gets_its_verdict() {
-        let ok = Observation::answered(CallStatus::Ok, "paris: 14 celsius", true);
-        let varying = Observation::answered(CallStatus::Ok, "roll: 4", false);
-        let failed = Observation::answered(CallStatus::ToolError, "getaddrinfo ENOTFOUND", true);
+        let ok = observed(CallStatus::Ok, "paris: 14 celsius", true);
+        let varying = observed(CallStatus::Ok, "roll: 4", false);
+        let failed = observed(CallStatus::ToolError, "getaddrinfo ENOTFOUND", true);
         let cases = [
             (
                 &ok,
-                Outcome::answered(CallStatus::Ok, "paris: 14 celsius"),
+                answered(CallStatus::Ok, "paris: 14 celsius"),
                 true,
                 vec![],
                 Verdict::Same,
             ),
             (
                 &ok,
-                Outcome::answered(CallStatus::Ok, "paris: 57 fahrenheit"),
+                answered(CallStatus::Ok, "paris: 57 fahrenheit"),
                 true,
                 vec![],
                 Verdict::Changed,
             ),
             (
                 &varying,
-                Outcome::answered(CallStatus::Ok, "roll: 2"),
+                answered(CallStatus::Ok, "roll: 2"),
                 true,
                 vec![],
                 Verdict::Same,
             ),
             (
                 &ok,
-                Outcome::answered(CallStatus::ToolError, "Unknown tool: old_tool"),
+                answered(CallStatus::ToolError, "Unknown tool: old_tool"),
                 false,
                 vec![],
                 Verdict::UnknownTool,
             ),
             (
                 &ok,
-                Outcome::answered(CallStatus::ToolError, "region is required"),
+                answered(CallStatus::ToolError, "region is required"),
                 true,
                 vec![required("region")],
                 Verdict::RefusedArguments,
             ),
             (
                 &ok,
-                Outcome::answered(CallStatus::ToolError, "kelvin is not supported"),
+                answered(CallStatus::ToolError, "kelvin is not supported"),
                 true,
                 vec![],
                 Verdict::Error,
             ),
             (
                 &ok,
-                Outcome::answered(CallStatus::Crashed, "the server exited"),
+                answered(CallStatus::Crashed, "the server exited"),
                 true,
                 vec![],
                 Verdict::Crash,
             ),
             (
                 &ok,
-                Outcome::answered(CallStatus::Timeout, "no answer within 2s"),
+                answered(CallStatus::Timeout, "no answer within 2s"),
                 true,
                 vec![],
                 Verdict::Timeout,
             ),
             (
                 &failed,
-                Outcome::answered(CallStatus::ToolError, "getaddrinfo ENOTFOUND"),
+                answered(CallStatus::ToolError, "getaddrinfo ENOTFOUND"),
                 true,
                 vec![],
                 Verdict::Unverifiable,
@@ -312,7 +341,7 @@ mod tests {
             // Refused as unknown whatever the original answered: the name itself is gone.
             (
                 &failed,
-                Outcome::answered(CallStatus::ToolError, "Unknown tool: old_tool"),
+                answered(CallStatus::ToolError, "Unknown tool: old_tool"),
                 false,
                 vec![],
                 Verdict::UnknownTool,
@@ -320,7 +349,7 @@ mod tests {
             // A listed tool answering like an unknown one is an error, not a rename.
             (
                 &ok,
-                Outcome::answered(CallStatus::ToolError, "Unknown tool: old_tool"),
+                answered(CallStatus::ToolError, "Unknown tool: old_tool"),
                 true,
                 vec![],
                 Verdict::Error,
@@ -349,11 +378,7 @@ mod tests {
             fate: &fate,
             cascade: None,
         };
-        let (v, reason) = classify(
-            &Observation::answered(CallStatus::Timeout, "", false),
-            None,
-            &cx,
-        );
+        let (v, reason) = classify(&observed(CallStatus::Timeout, "", false), None, &cx);
         assert_eq!(v, Verdict::Unverifiable);
         assert!(reason.contains("not called"), "{reason}");
     }

@@ -206,3 +206,26 @@ pub fn oracle_fixture(rt: &tokio::runtime::Runtime, name: &str, work: &Path) -> 
         .unwrap();
     work.to_path_buf()
 }
+
+/// Whether the long sweeps run whole: every operator on every style, every real server for five
+/// rounds. `MCPEVOL_TEST_SWEEP=1` (`scripts/test.sh --sweep`) asks for it, before an issue is
+/// closed; otherwise each sweep runs a sample that still spawns real servers of several kinds,
+/// so that the suite CI runs stays within its time.
+pub fn whole_sweep() -> bool {
+    std::env::var_os("MCPEVOL_TEST_SWEEP").is_some()
+}
+
+/// The items a sweep covers: all of them in a whole sweep, every `step`-th from the first
+/// otherwise.
+pub fn sample<T>(items: Vec<T>, step: usize) -> Vec<T> {
+    if whole_sweep() {
+        items
+    } else {
+        items.into_iter().step_by(step).collect()
+    }
+}
+
+/// Rounds a sweep evolves each server: five in a whole sweep, three in the sample.
+pub fn sweep_rounds() -> u32 {
+    if whole_sweep() { 5 } else { 3 }
+}

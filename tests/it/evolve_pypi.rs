@@ -1,6 +1,7 @@
 //! Python servers evolve like npm ones: every operator commits on the Python fixtures of each
 //! registration style, and three real PyPI servers (a reference server routed by `match`, one
-//! routed by `if`, one of FastMCP decorators) reach v5 with the rules backend.
+//! routed by `if`, one of FastMCP decorators) reach v5 with the rules backend. That is a whole
+//! sweep (`scripts/test.sh --sweep`); the suite runs a sample (`common::sample`).
 
 use crate::common;
 
@@ -120,7 +121,7 @@ fn every_operator_commits_on_every_python_registration_style_it_fits() {
     common::python_fixtures();
     let rt = runtime();
     let dir = tempfile::tempdir().unwrap();
-    let runs = FIXTURES.iter().map(|(fixture, unfit)| {
+    let runs = FIXTURES.iter().enumerate().map(|(f, (fixture, unfit))| {
         let work = dir.path().join(fixture);
         let source = common::repo().join("fixtures/python").join(fixture);
         async move {
@@ -128,7 +129,11 @@ fn every_operator_commits_on_every_python_registration_style_it_fits() {
             init(&source.to_string_lossy(), &work, &init_options(None))
                 .await
                 .unwrap_or_else(|e| panic!("{fixture}: {e}"));
-            for op in OPS {
+            // A whole sweep runs each operator on every fixture; the sample gives each operator
+            // one fixture, in turn.
+            let sampled = OPS.iter().enumerate();
+            let sampled = sampled.filter(|(o, _)| common::whole_sweep() || o % FIXTURES.len() == f);
+            for (_, &op) in sampled {
                 // Each operator on the original: earlier rounds' aliases would share schemas.
                 back_to_v0(&work);
                 let opts = options(1, 3, &[op]);
@@ -171,16 +176,18 @@ fn every_operator_commits_on_every_python_registration_style_it_fits() {
 }
 
 #[test]
-fn three_real_python_servers_reach_v5_with_the_rules_backend() {
+fn real_python_servers_reach_their_last_version_with_the_rules_backend() {
     let dir = common::repo().join("servers-pypi");
     let catalog = Catalog::load(&dir.join("servers.toml")).unwrap();
-    let chosen = ["time", "sqlite", "duckduckgo"];
+    // A whole sweep: three servers to v5; the sample: the one with state (a database), to v3.
+    let chosen = common::sample(vec!["sqlite", "time", "duckduckgo"], 3);
+    let last = common::sweep_rounds();
     let entries: Vec<&mcpevol::catalog::CatalogEntry> = catalog
         .servers
         .iter()
         .filter(|e| chosen.contains(&e.id.as_str()))
         .collect();
-    assert_eq!(entries.len(), 3);
+    assert_eq!(entries.len(), chosen.len());
     for e in &entries {
         assert!(
             e.package_dir(&dir).join(".venv/bin/python").exists(),
@@ -199,7 +206,7 @@ fn three_real_python_servers_reach_v5_with_the_rules_backend() {
                 init(&source, &work, &InitOptions::new(Some(launch)))
                     .await
                     .map_err(|e| e.to_string())?;
-                evolve::evolve(&work, &Backend::Rules, &options(5, 2026, &[]), |_| {})
+                evolve::evolve(&work, &Backend::Rules, &options(last, 2026, &[]), |_| {})
                     .await
                     .map_err(|e| e.to_string())
             };
@@ -216,7 +223,7 @@ fn three_real_python_servers_reach_v5_with_the_rules_backend() {
         }
         let ws = Workspace::open(&work).unwrap();
         let versions = ws.versions().unwrap();
-        if versions.len() != 6 {
+        if versions.len() != last as usize + 1 {
             failures.push(format!("{id}: reached {:?}", versions.last()));
         }
         for v in versions.iter().skip(1) {
@@ -237,10 +244,14 @@ fn three_real_python_servers_reach_v5_with_the_rules_backend() {
             !tracked.contains(".venv"),
             "{id}: the environment is tracked"
         );
-        let changed = common::git(&work, &["diff", "--name-only", "v0", "v5", "--", "*.py"]);
+        let last_tag = format!("v{last}");
+        let changed = common::git(
+            &work,
+            &["diff", "--name-only", "v0", &last_tag, "--", "*.py"],
+        );
         assert!(
             !changed.stdout.is_empty(),
-            "{id}: no Python file changed from v0 to v5"
+            "{id}: no Python file changed from v0 to {last_tag}"
         );
     }
     println!("{operators:?}");

@@ -84,9 +84,9 @@ impl Observation {
 pub(super) const MAX_HOLE_SHARE: f64 = 0.5;
 
 impl Observation {
-    /// An answer as tests write it: one text part, no arguments. Public for the other crates'
-    /// tests (feature `test-support`).
-    #[cfg(any(test, feature = "test-support"))]
+    /// An answer as tests write it: one text part, no arguments (the root crate's tests write
+    /// theirs from the public fields).
+    #[cfg(test)]
     pub fn answered(status: CallStatus, text: &str, deterministic: bool) -> Observation {
         Observation {
             arguments: Map::new(),
