@@ -30,7 +30,10 @@ struct Planted {
 impl Planted {
     fn new(lang: &str) -> Planted {
         let dir = tempfile::tempdir().unwrap();
-        let id = format!("{lang}-{}", std::process::id());
+        // Unique per test, not only per process: the guarded and the unguarded test of one
+        // language run at once, and each counts (and kills) the processes with its own tag.
+        let unique = dir.path().file_name().unwrap().to_string_lossy();
+        let id = format!("{lang}-{}-{unique}", std::process::id());
         let planted = Planted {
             home_key: format!("HOSTILE-TEST-SSH-KEY-{id}"),
             workspace_secret: format!("HOSTILE-TEST-OTHER-WORKSPACE-{id}"),
