@@ -1,41 +1,59 @@
 #!/usr/bin/env bash
-# The whole test suite from a fresh clone: installs the npm servers it spawns, then runs every
-# Rust test (unit, integration against real node servers, snapshot).
+# The whole test suite from a fresh clone: installs the servers it spawns, then runs every Rust
+# test (unit, integration against real node and Python servers, snapshot).
+#
+#   scripts/test.sh            what CI runs: the long sweeps sampled (under 15 minutes on 2 cores)
+#   scripts/test.sh --sweep    the long sweeps whole, as before an issue is closed
+#   scripts/test.sh --quick    for iterating: the long tests left out (about five minutes)
+#
+# Arguments after the flag go to `cargo test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v node >/dev/null || { echo "node (>= 20) is required: the tests spawn real MCP servers" >&2; exit 1; }
-scripts/install-servers.sh
+
+mode=full
+case "${1:-}" in
+  --quick) mode=quick; shift ;;
+  # Every operator on every registration style (JavaScript and Python), every real npm server
+  # and three PyPI ones to v5, every planted defect of the oracle's mutation suite. Without it,
+  # each sweep runs a sample that still spawns real servers (`whole_sweep` in
+  # tests/common/mod.rs).
+  --sweep) export MCPEVOL_TEST_SWEEP=1; shift ;;
+esac
+targets=(--lib --bins --tests)
+# --quick: the unit tests and the integration tests except the long ones: those that evolve
+# the real servers of servers-npm/ and servers-pypi/ for several rounds, the oracle's mutation
+# suite and its per-operator checks, the batch, crash, browser, deploy, report and model-backend
+# runs, every operator on every fixture style, and tests/faults.rs (one fault at a time).
+[ "$mode" = quick ] && targets=(--lib --bins --test it)
+
+# Compile while the npm servers and the Python fixtures install: the build is CPU, npm and uv
+# mostly network and disk.
+cargo test --locked --quiet --workspace "${targets[@]}" --no-run &
+build=$!
+MCPEVOL_PYPI=skip scripts/install-servers.sh
+wait "$build"
+# The PyPI servers the suite spawns (tests/it/evolve_pypi.rs), not all 15 of servers-pypi/
+# (each takes seconds of bytecode compiling), with the binary the test build made.
+target/debug/mcpevol install servers-pypi/servers.toml --only time,sqlite,duckduckgo
+
 # tests/report.rs opens the HTML report in Debian's chromium, headless; without it that check is
 # skipped with a loud message.
 if ! command -v chromium >/dev/null && command -v apt-get >/dev/null; then
   { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } ||
     echo "WARNING: cannot install chromium; the browser check of the HTML report will be skipped" >&2
 fi
-# `--quick`: for iterating, in about five minutes: the unit tests and the integration tests
-# except the long ones: those that evolve the real servers of servers-npm/ and servers-pypi/ for
-# several rounds, the oracle's mutation suite and its per-operator checks, the batch, crash,
-# browser, deploy, report and model-backend runs, every operator on every fixture style, and
-# tests/faults.rs (one fault at a time). The full run, as CI does it, is this script without
-# the flag.
-if [ "${1:-}" = "--quick" ]; then
-  shift
-  exec cargo test --locked --workspace --lib --bins --test it "$@" -- \
+
+if [ "$mode" = quick ]; then
+  exec cargo test --locked --workspace "${targets[@]}" "$@" -- \
     --skip evolve_npm:: --skip evolve_pypi:: --skip evolve_unseen:: --skip servers_npm:: \
     --skip drift_npm:: --skip mutants:: --skip oracle:: --skip proof:: --skip browser:: \
     --skip batch:: --skip crash:: --skip deploy:: --skip report:: --skip evolve_llm \
     --skip content:: --skip evolve::every_operator
-fi
-# `--sweep`: the long sweeps whole, as before an issue is closed: every operator on every
-# registration style (JavaScript and Python), every real npm server and three PyPI ones to v5.
-# Without it, each sweep runs a sample that still spawns real servers (tests/common/mod.rs,
-# `whole_sweep`), which keeps the suite CI runs under 15 minutes on 2 cores.
-if [ "${1:-}" = "--sweep" ]; then
-  shift
-  export MCPEVOL_TEST_SWEEP=1
 fi
 # Three tests at a time on two cores: with the sweeps sampled, a fifth of the CPU stood idle at
 # two (vmstat, mean of 5 s samples), the tests waiting on servers' timeouts and on the 2.5 s
 # between a previous-version call's two samples. RUST_TEST_THREADS set by the caller wins.
 export RUST_TEST_THREADS=${RUST_TEST_THREADS:-3}
 # --lib --bins --tests: no doc tests, of which there are none (their empty summary would close the log).
-cargo test --locked --workspace --lib --bins --tests "$@"
+cargo test --locked --workspace "${targets[@]}" "$@"

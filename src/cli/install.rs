@@ -10,10 +10,24 @@ pub struct InstallArgs {
     /// A servers.toml whose `package = "pypi:NAME==VERSION"` entries are installed under
     /// `installed/` beside it.
     catalog: PathBuf,
+    /// Only the servers with these ids (repeat the flag or separate them with commas).
+    #[arg(long, value_name = "ID", value_delimiter = ',')]
+    only: Vec<String>,
 }
 
 pub fn run(args: InstallArgs) -> Result<()> {
-    let loaded = Catalog::load(&args.catalog)?;
+    let mut loaded = Catalog::load(&args.catalog)?;
+    if !args.only.is_empty() {
+        if let Some(unknown) =
+            (args.only.iter()).find(|id| !loaded.servers.iter().any(|s| &s.id == *id))
+        {
+            anyhow::bail!(
+                "{} has no server with id `{unknown}`",
+                args.catalog.display()
+            );
+        }
+        loaded.servers.retain(|s| args.only.contains(&s.id));
+    }
     let dir = args.catalog.parent().unwrap_or(Path::new("."));
     let done = loaded
         .install_pypi(dir)

@@ -190,3 +190,19 @@ fn anchor_json_prints_one_json_document_and_nothing_else_on_stdout() {
     assert_eq!(json["tools"].as_array().unwrap().len(), 3);
     assert_eq!(json["root"], dir.to_str().unwrap());
 }
+
+#[test]
+fn install_refuses_an_id_the_catalog_does_not_have_naming_it_and_installs_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let catalog = dir.path().join("servers.toml");
+    let entry = "[[server]]\nid = \"time\"\npackage = \"pypi:mcp-server-time==2025.9.25\"\n";
+    std::fs::write(&catalog, entry).unwrap();
+    let out = mcpevol(&["install", catalog.to_str().unwrap(), "--only", "time,tiem"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("no server with id `tiem`"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!dir.path().join("installed").exists());
+}
