@@ -33,9 +33,10 @@ cargo test --locked --quiet --workspace "${targets[@]}" --no-run &
 build=$!
 MCPEVOL_PYPI=skip scripts/install-servers.sh
 wait "$build"
-# The PyPI servers the suite spawns (tests/it/evolve_pypi.rs), not all 15 of servers-pypi/
-# (each takes seconds of bytecode compiling), with the binary the test build made.
-target/debug/mcpevol install servers-pypi/servers.toml --only time,sqlite,duckduckgo
+# The PyPI servers the suite spawns (tests/it/evolve_pypi.rs, which --quick leaves out), not
+# all 15 of servers-pypi/ (each takes seconds of bytecode compiling), with the binary the test
+# build made.
+[ "$mode" = quick ] || target/debug/mcpevol install servers-pypi/servers.toml --only time,sqlite,duckduckgo
 
 # tests/report.rs opens the HTML report in Debian's chromium, headless; without it that check is
 # skipped with a loud message.
@@ -44,6 +45,10 @@ if ! command -v chromium >/dev/null && command -v apt-get >/dev/null; then
     echo "WARNING: cannot install chromium; the browser check of the HTML report will be skipped" >&2
 fi
 
+# Three tests at a time on two cores: with the sweeps sampled, a fifth of the CPU stood idle at
+# two (vmstat, mean of 5 s samples), the tests waiting on servers' timeouts and on the 2.5 s
+# between a previous-version call's two samples. RUST_TEST_THREADS set by the caller wins.
+export RUST_TEST_THREADS=${RUST_TEST_THREADS:-3}
 if [ "$mode" = quick ]; then
   exec cargo test --locked --workspace "${targets[@]}" "$@" -- \
     --skip evolve_npm:: --skip evolve_pypi:: --skip evolve_unseen:: --skip servers_npm:: \
@@ -51,10 +56,6 @@ if [ "$mode" = quick ]; then
     --skip batch:: --skip crash:: --skip deploy:: --skip report:: --skip evolve_llm \
     --skip content:: --skip evolve::every_operator
 fi
-# Three tests at a time on two cores: with the sweeps sampled, a fifth of the CPU stood idle at
-# two (vmstat, mean of 5 s samples), the tests waiting on servers' timeouts and on the 2.5 s
-# between a previous-version call's two samples. RUST_TEST_THREADS set by the caller wins.
-export RUST_TEST_THREADS=${RUST_TEST_THREADS:-3}
 # tests/faults.rs spends most of its minute waiting on its misbehaving servers' timeouts, one
 # fault at a time (the CPU stood 70-100% idle): it runs beside the other tests, not after them,
 # its output printed when they are done. Its own process is its own: its descriptor counts and
