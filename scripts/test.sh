@@ -24,7 +24,8 @@ targets=(--lib --bins --tests)
 # --quick: the unit tests and the integration tests except the long ones: those that evolve
 # the real servers of servers-npm/ and servers-pypi/ for several rounds, the oracle's mutation
 # suite and its per-operator checks, the batch, crash, browser, deploy, report and model-backend
-# runs, every operator on every fixture style, and tests/faults.rs (one fault at a time).
+# runs, every operator on every fixture style, the releases, call planning, defaults, drift,
+# export and pip runs, and tests/faults.rs (one fault at a time).
 [ "$mode" = quick ] && targets=(--lib --bins --test it)
 
 # Compile while the npm servers and the Python fixtures install: the build is CPU, npm and uv
@@ -54,7 +55,8 @@ if [ "$mode" = quick ]; then
     --skip evolve_npm:: --skip evolve_pypi:: --skip evolve_unseen:: --skip servers_npm:: \
     --skip drift_npm:: --skip mutants:: --skip oracle:: --skip proof:: --skip browser:: \
     --skip batch:: --skip crash:: --skip deploy:: --skip report:: --skip evolve_llm \
-    --skip content:: --skip evolve::every_operator
+    --skip content:: --skip evolve::every_operator --skip release:: --skip calls:: \
+    --skip defaults:: --skip drift:: --skip export:: --skip pypi_install::
 fi
 # tests/faults.rs spends most of its minute waiting on its misbehaving servers' timeouts, one
 # fault at a time (the CPU stood 70-100% idle): it runs beside the other tests, not after them,
