@@ -51,7 +51,10 @@ fi
 # between a previous-version call's two samples. RUST_TEST_THREADS set by the caller wins.
 export RUST_TEST_THREADS=${RUST_TEST_THREADS:-3}
 if [ "$mode" = quick ]; then
-  exec cargo test --locked --workspace "${targets[@]}" "$@" -- \
+  # Every unit test (seconds), then the integration tests less the long ones: the skips name
+  # integration modules, and some unit-test modules share their names.
+  cargo test --locked --workspace --lib --bins "$@"
+  exec cargo test --locked --test it "$@" -- \
     --skip evolve_npm:: --skip evolve_pypi:: --skip evolve_unseen:: --skip servers_npm:: \
     --skip drift_npm:: --skip mutants:: --skip oracle:: --skip proof:: --skip browser:: \
     --skip batch:: --skip crash:: --skip deploy:: --skip report:: --skip evolve_llm \
