@@ -119,13 +119,14 @@ impl Change {
     /// they lack.
     pub fn from_fields(
         kind: ChangeKind,
-        param_of: Option<String>,
-        required_of: Option<bool>,
+        param: Option<String>,
+        required: Option<bool>,
         renamed_to: Option<String>,
     ) -> Result<Change, MissingField> {
         let missing = |field: &'static str| MissingField { kind, field };
-        let param = |p: Option<String>| p.ok_or_else(|| missing("param"));
-        let required = |r: Option<bool>| r.ok_or_else(|| missing("required"));
+        // Each arm takes the fields its kind needs, once.
+        let param = || param.ok_or_else(|| missing("param"));
+        let required = || required.ok_or_else(|| missing("required"));
         Ok(match kind {
             ChangeKind::ToolAdded => Change::ToolAdded,
             ChangeKind::ToolRemoved => Change::ToolRemoved,
@@ -140,29 +141,25 @@ impl Change {
             ChangeKind::ToolDefinitionChanged => Change::ToolDefinitionChanged,
             ChangeKind::ToolListedTwice => Change::ToolListedTwice,
             ChangeKind::ParamAdded => Change::ParamAdded {
-                param: param(param_of)?,
-                required: required(required_of)?,
+                param: param()?,
+                required: required()?,
             },
             ChangeKind::ParamRemoved => Change::ParamRemoved {
-                param: param(param_of)?,
-                required: required(required_of)?,
+                param: param()?,
+                required: required()?,
             },
             ChangeKind::ParamRequiredChanged => Change::ParamRequiredChanged {
-                param: param(param_of)?,
-                required: required(required_of)?,
+                param: param()?,
+                required: required()?,
             },
-            ChangeKind::ParamDescriptionChanged => Change::ParamDescriptionChanged {
-                param: param(param_of)?,
-            },
-            ChangeKind::ParamConstraintChanged => Change::ParamConstraintChanged {
-                param: param(param_of)?,
-            },
-            ChangeKind::ParamTypeChanged => Change::ParamTypeChanged {
-                param: param(param_of)?,
-            },
-            ChangeKind::ParamDefaultChanged => Change::ParamDefaultChanged {
-                param: param(param_of)?,
-            },
+            ChangeKind::ParamDescriptionChanged => {
+                Change::ParamDescriptionChanged { param: param()? }
+            }
+            ChangeKind::ParamConstraintChanged => {
+                Change::ParamConstraintChanged { param: param()? }
+            }
+            ChangeKind::ParamTypeChanged => Change::ParamTypeChanged { param: param()? },
+            ChangeKind::ParamDefaultChanged => Change::ParamDefaultChanged { param: param()? },
         })
     }
 }
