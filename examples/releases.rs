@@ -3,7 +3,9 @@
 //! server and in total: releases committed, the realised pattern mix against the target
 //! (total-variation distance), the median number of tools a release touched, the share of
 //! releases touching more than one, the share of changed tools with a composite change, and the
-//! share of committed changes proven (the others are recorded unproven with their reason).
+//! share of committed changes proven (the others are recorded unproven with their reason);
+//! then how machine-made the versions read (`mcpevol::realism`: suffix-named additions, the
+//! most common added parameter, wrappers, formula phrases) beside the real figures.
 //!
 //!     MCPEVOL_ONLY=memory,time cargo run --release --example releases -- [CATALOG] [SEED...]
 //!
@@ -31,6 +33,7 @@ struct Row {
     proven: usize,
     dropped: usize,
     errors: Vec<String>,
+    realism: mcpevol::realism::Realism,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -66,6 +69,8 @@ fn main() -> anyhow::Result<()> {
             .filter(|r| r.status == RoundStatus::Failed)
             .count();
         let ws = Workspace::open(work)?;
+        row.realism
+            .add(mcpevol::realism::Realism::of_workspace(&ws)?);
         let records: Vec<_> = history::versions(&ws)?.into_iter().map(|(_, r)| r).collect();
         let m = history::run_mix(&records);
         // Progress, so that a long sweep shows its figures as it goes.
@@ -122,6 +127,7 @@ fn main() -> anyhow::Result<()> {
         all.changes += row.changes;
         all.proven += row.proven;
         all.dropped += row.dropped;
+        all.realism.add(row.realism.clone());
     }
     let planned = rows.len() * sweep.seeds.len() * RELEASES as usize;
     let m = RunMix::of(&all.events, Some(&mix));
@@ -155,5 +161,19 @@ fn main() -> anyhow::Result<()> {
         all.dropped,
         started.elapsed().as_secs_f64()
     );
+    let r = &all.realism;
+    println!("\n{}", r.summary());
+    let mut names: Vec<_> = r.added_params.iter().collect();
+    names.sort_by_key(|(name, n)| (std::cmp::Reverse(**n), *name));
+    let top: Vec<String> = names
+        .iter()
+        .take(12)
+        .map(|(n, c)| format!("{n} {c}"))
+        .collect();
+    println!("most common added parameters: {}", top.join(", "));
+    println!("suffix-named additions: {}", r.suffix_named.join(", "));
+    for f in &r.formulas {
+        println!("formula: {f}");
+    }
     Ok(())
 }

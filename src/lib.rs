@@ -28,5 +28,6 @@ pub mod catalog;
 pub mod drift;
 pub mod export;
 pub mod history;
+pub mod realism;
 pub mod report;
 pub mod survey;

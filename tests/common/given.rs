@@ -104,6 +104,16 @@ pub fn expansion_claiming(
     json: bool,
     wanted: impl Fn(&Effect) -> bool,
 ) -> Option<Proposal> {
+    expansion_where(work, tool, json, |p| p.effects.iter().any(&wanted))
+}
+
+/// [`expansion_claiming`] for the first proposal `wanted` picks.
+pub fn expansion_where(
+    work: &std::path::Path,
+    tool: &str,
+    json: bool,
+    wanted: impl Fn(&Proposal) -> bool,
+) -> Option<Proposal> {
     let inventory = mcpevol::anchor::anchor(work).unwrap();
     let avoid: Vec<String> = (inventory.tools.iter())
         .map(|t| t.name.clone())
@@ -124,7 +134,7 @@ pub fn expansion_claiming(
             };
             rules::propose(Builtin::FlexibleExpansion, &ctx).unwrap()
         })
-        .find(|p| p.effects.iter().any(&wanted))
+        .find(|p| wanted(p))
 }
 
 /// The round's committed proposal of `backend` run on `work`, and its check of the claim that

@@ -69,9 +69,15 @@ fn the_rules_format_lays_the_json_out_as_asked_and_commits_proven_by_its_claim()
     let proposal = given::expansion_claiming(&work, "list_people", true, |e| {
         matches!(e, Effect::Reformat { .. })
     })
-    .expect("some seed adds format");
+    .expect("some seed adds a layout");
+    let param = (proposal.effects.iter())
+        .find_map(|e| match e {
+            Effect::Reformat { param, .. } => Some(param.clone()),
+            _ => None,
+        })
+        .unwrap();
     let written: String = proposal.hunks.iter().map(|h| h.replace.as_str()).collect();
-    let at = written.find("format: ").expect("format in the shape");
+    let at = (written.find(&format!("{param}: "))).expect("the layout parameter in the shape");
     let entry = written[at..].lines().next().unwrap();
     assert!(
         entry.contains(r#"z.enum(["compact", "indented"])"#) && entry.contains(".optional()"),
@@ -83,7 +89,7 @@ fn the_rules_format_lays_the_json_out_as_asked_and_commits_proven_by_its_claim()
     assert_eq!(claim.verdict, Verdict::Passed, "{claim:?}");
     assert_eq!(claim.compared, Some(Compared::Output), "{claim:?}");
     // The previous answer is indented: the claim is seen on the other layout.
-    assert_eq!(claim.arguments["format"], "compact", "{claim:?}");
+    assert_eq!(claim.arguments[&param], "compact", "{claim:?}");
     assert!(round.proof.is_proven(), "{:?}", round.proof);
 }
 

@@ -42,6 +42,7 @@ mod loosen;
 mod mutants;
 mod name_table;
 mod new_required;
+mod one_wrapper;
 mod oracle;
 mod pages;
 mod proof;

@@ -32,6 +32,37 @@ pub fn join(base: &str, word: &str) -> String {
     }
 }
 
+/// `name` with its last word in the plural, in the name's own case (`get_note`: `get_notes`,
+/// `getRecipeById`: `getRecipeByIds`), or None where the last word reads as a plural already
+/// or is too short to be a noun.
+pub fn plural_name(name: &str) -> Option<String> {
+    let cut = name
+        .char_indices()
+        .rev()
+        .find(|(i, c)| matches!(c, '_' | '-' | '.') || (c.is_ascii_uppercase() && *i > 0))
+        .map_or(0, |(i, c)| if c.is_ascii_uppercase() { i } else { i + 1 });
+    let (head, last) = name.split_at(cut);
+    let lower = last.to_ascii_lowercase();
+    if lower.len() < 2 || !lower.chars().all(|c| c.is_ascii_alphabetic()) {
+        return None;
+    }
+    let singular_s = ["ss", "us", "is"].iter().any(|e| lower.ends_with(e));
+    if lower.ends_with('s') && !singular_s {
+        return None;
+    }
+    let consonant_y =
+        lower.ends_with('y') && !lower[..lower.len() - 1].ends_with(['a', 'e', 'i', 'o', 'u']);
+    let plural = if consonant_y {
+        format!("{}ies", &last[..last.len() - 1])
+    } else if singular_s || ["x", "z", "ch", "sh"].iter().any(|e| lower.ends_with(e)) {
+        format!("{last}es")
+    } else {
+        format!("{last}s")
+    };
+    // An all-capitals word (`URL`) keeps its capitals: `URLs`.
+    Some(format!("{head}{plural}"))
+}
+
 /// Words of a name: `get_forecast`, `get-forecast`, `getForecast` all give ["get", "forecast"].
 pub fn words(name: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -67,5 +98,23 @@ mod tests {
             "longRunningOperationPreview"
         );
         assert_eq!(words("getTinyImage"), ["get", "tiny", "image"]);
+    }
+
+    #[test]
+    fn a_plural_name_pluralises_the_last_word_in_the_names_case() {
+        assert_eq!(plural_name("get_note").as_deref(), Some("get_notes"));
+        assert_eq!(
+            plural_name("getRecipeById").as_deref(),
+            Some("getRecipeByIds")
+        );
+        assert_eq!(plural_name("get-entry").as_deref(), Some("get-entries"));
+        assert_eq!(
+            plural_name("check_status").as_deref(),
+            Some("check_statuses")
+        );
+        assert_eq!(plural_name("search_box").as_deref(), Some("search_boxes"));
+        assert_eq!(plural_name("get_day").as_deref(), Some("get_days"));
+        assert_eq!(plural_name("list_notes"), None);
+        assert_eq!(plural_name("convert_v2"), None);
     }
 }

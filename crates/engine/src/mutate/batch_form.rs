@@ -58,7 +58,9 @@ pub fn batchable<'t>(tool: &'t Tool, all: &[Tool]) -> Result<BatchSites<'t>, &'s
     if !s.output_keys.is_empty() {
         return Err("it declares structured output, which a batch's joined answer does not have");
     }
-    let batch_name = words::join(&tool.name, SUFFIX);
+    let batch_name = name_for(&tool.name).ok_or(
+        "its name ends in a plural (or no noun), so its batch form has no name of its own",
+    )?;
     if all.iter().any(|t| t.name == batch_name) {
         return Err("a tool already has the batch form's name");
     }
@@ -70,6 +72,12 @@ pub fn batchable<'t>(tool: &'t Tool, all: &[Tool]) -> Result<BatchSites<'t>, &'s
         zod,
         handler,
     })
+}
+
+/// The batch form's name: the tool's, its last word in the plural (`get_note`: `get_notes`),
+/// as a maintainer names a tool that takes several of what the other takes one of.
+pub fn name_for(tool: &str) -> Option<String> {
+    words::plural_name(tool)
 }
 
 /// The zod shape of the batch form: `items`, 1 to [`MOST`] objects of the tool's own `shape`.

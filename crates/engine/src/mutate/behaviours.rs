@@ -29,9 +29,11 @@ impl Takes {
 /// The values of a [`Takes::Layout`] parameter, as [`Layout::value`] names them.
 pub const LAYOUTS: [&str; 2] = [Layout::Compact.value(), Layout::Indented.value()];
 
-/// An optional parameter with a real effect on the answer.
-pub struct NewParam {
-    pub name: &'static str,
+/// A kind of new parameter with a real effect on the answer; its name is chosen per tool
+/// (`param_names`), and written where its code and sentences say `PARAM`.
+pub struct ParamKind {
+    /// Its table in `data/param-names.toml`.
+    pub key: &'static str,
     /// The JSON-schema type of a [`Takes::Count`] (zod: `z.number().int()`).
     pub ty: &'static str,
     pub takes: Takes,
@@ -39,7 +41,7 @@ pub struct NewParam {
     pub descriptions: &'static [&'static str],
     /// Wordings of what it does, for the tool's description.
     pub tool_sentences: &'static [&'static str],
-    /// Statements run after the handler: `input.<name>` is the value, `result` the answer.
+    /// Statements run after the handler: `input[PARAM]` is the value, `result` the answer.
     pub after: &'static str,
     /// The same in Python (`python::wrap`): `arguments` holds the call's arguments, `result`
     /// the answer, and `rework(result, cut)` cuts each of its text parts.
@@ -47,11 +49,78 @@ pub struct NewParam {
     pub effect: fn(tool: &str, param: &str) -> Effect,
 }
 
+/// A new parameter: its kind under the name chosen for it.
+#[derive(Clone)]
+pub struct NewParam {
+    pub name: String,
+    pub kind: &'static ParamKind,
+}
+
+impl NewParam {
+    pub fn new(kind: &'static ParamKind, name: impl Into<String>) -> NewParam {
+        NewParam {
+            name: name.into(),
+            kind,
+        }
+    }
+
+    /// `text` with `PARAM` as the parameter's name, quoted where code reads it.
+    fn filled(&self, text: &str, quoted: bool) -> String {
+        let name = match quoted {
+            true => serde_json::to_string(&self.name).expect("a string serializes"),
+            false => self.name.clone(),
+        };
+        text.replace("PARAM", &name)
+    }
+
+    /// Its statements after the handler, in JavaScript.
+    pub fn after(&self) -> String {
+        self.filled(self.kind.after, true)
+    }
+
+    /// Its statements after the handler, in Python.
+    pub fn after_py(&self) -> String {
+        self.filled(self.kind.after_py, true)
+    }
+
+    /// Wordings of what it does, naming it, for the tool's description.
+    pub fn tool_sentences(&self) -> Vec<String> {
+        (self.kind.tool_sentences.iter())
+            .map(|s| self.filled(s, false))
+            .collect()
+    }
+
+    /// What it makes `tool` do, for the oracle.
+    pub fn effect(&self, tool: &str) -> Effect {
+        (self.kind.effect)(tool, &self.name)
+    }
+
+    pub fn ty(&self) -> &'static str {
+        self.kind.ty
+    }
+
+    pub fn takes(&self) -> Takes {
+        self.kind.takes
+    }
+
+    pub fn cuts(&self) -> bool {
+        self.kind.cuts()
+    }
+
+    pub fn skips(&self) -> bool {
+        self.kind.skips()
+    }
+
+    pub fn by_lines(&self) -> bool {
+        self.kind.by_lines()
+    }
+}
+
 /// Cuts every text part of `result` (or a plain string result) with `cut(text)`.
 macro_rules! reworks_text {
-    ($param:literal, $cut:literal) => {
+    ($cut:literal) => {
         concat!(
-            "const limit = input.", $param, ";\n",
+            "const limit = input[PARAM];\n",
             "const cut = (text) => ", $cut, ";\n",
             "if (Number.isInteger(limit) && limit > 0) {\n",
             "if (typeof result === \"string\") {\n",
@@ -66,11 +135,9 @@ macro_rules! reworks_text {
 
 /// The same in Python: cuts every text part of `result` with `cut(text)`.
 macro_rules! reworks_text_py {
-    ($param:literal, $cut:literal) => {
+    ($cut:literal) => {
         concat!(
-            "limit = arguments.get(\"",
-            $param,
-            "\")\n",
+            "limit = arguments.get(PARAM)\n",
             "if isinstance(limit, int) and not isinstance(limit, bool) and limit > 0:\n",
             "    result = rework(result, lambda text: ",
             $cut,
@@ -79,9 +146,9 @@ macro_rules! reworks_text_py {
     };
 }
 
-pub const NEW_PARAMS: &[NewParam] = &[
-    NewParam {
-        name: "max_chars",
+pub const PARAM_KINDS: &[ParamKind] = &[
+    ParamKind {
+        key: "chars",
         ty: "integer",
         takes: Takes::Count,
         descriptions: &[
@@ -90,19 +157,19 @@ pub const NEW_PARAMS: &[NewParam] = &[
             "How many characters of each text part of the result to keep; the rest is cut off. Leave it out for the whole text.",
         ],
         tool_sentences: &[
-            "Set `max_chars` to cut each text part of the result to that many characters.",
-            "`max_chars` cuts each text part of the result to at most that many characters.",
-            "With `max_chars`, each text part of the result is cut to that many characters.",
+            "Set `PARAM` to cut each text part of the result to that many characters.",
+            "`PARAM` cuts each text part of the result to at most that many characters.",
+            "With `PARAM`, each text part of the result is cut to that many characters.",
         ],
-        after: reworks_text!("max_chars", "Array.from(text).slice(0, limit).join(\"\")"),
-        after_py: reworks_text_py!("max_chars", "text[:limit]"),
+        after: reworks_text!("Array.from(text).slice(0, limit).join(\"\")"),
+        after_py: reworks_text_py!("text[:limit]"),
         effect: |tool, param| Effect::TruncateChars {
             tool: tool.into(),
             param: param.into(),
         },
     },
-    NewParam {
-        name: "max_lines",
+    ParamKind {
+        key: "lines",
         ty: "integer",
         takes: Takes::Count,
         descriptions: &[
@@ -111,26 +178,23 @@ pub const NEW_PARAMS: &[NewParam] = &[
             "How many lines of each text part of the result to keep, from the top. Leave it out for all lines.",
         ],
         tool_sentences: &[
-            "Set `max_lines` to keep only that many lines of each text part of the result, from the top.",
-            "`max_lines` keeps at most that many lines of each text part of the result, from the top.",
-            "With `max_lines`, only the first lines of each text part of the result are kept, up to that many.",
+            "Set `PARAM` to keep only that many lines of each text part of the result, from the top.",
+            "`PARAM` keeps at most that many lines of each text part of the result, from the top.",
+            "With `PARAM`, only the first lines of each text part of the result are kept, up to that many.",
         ],
-        after: reworks_text!(
-            "max_lines",
-            "text.split(\"\\n\").slice(0, limit).join(\"\\n\")"
-        ),
-        after_py: reworks_text_py!("max_lines", "\"\\n\".join(text.split(\"\\n\")[:limit])"),
+        after: reworks_text!("text.split(\"\\n\").slice(0, limit).join(\"\\n\")"),
+        after_py: reworks_text_py!("\"\\n\".join(text.split(\"\\n\")[:limit])"),
         effect: |tool, param| Effect::TruncateLines {
             tool: tool.into(),
             param: param.into(),
         },
     },
-    // Pages through a long answer: added with `max_lines`, it runs first (see
+    // Pages through a long answer: added with a cut by lines, it runs first (see
     // [`around_params`]), so that the two together give the lines after the skipped ones. It
     // is not added to a tool that cuts its answers already (`rules::expansion::fresh_params`): wrapped
     // around that cut, it would skip lines of the cut answer.
-    NewParam {
-        name: "offset",
+    ParamKind {
+        key: "skip",
         ty: "integer",
         takes: Takes::Count,
         descriptions: &[
@@ -139,12 +203,12 @@ pub const NEW_PARAMS: &[NewParam] = &[
             "Skip this many lines of each text part of the result before returning the rest. Leave it out to get every line.",
         ],
         tool_sentences: &[
-            "Set `offset` to skip that many lines at the start of each text part of the result.",
-            "`offset` leaves out that many lines at the start of each text part of the result.",
-            "With `offset`, the first lines of each text part of the result are skipped, that many of them.",
+            "Set `PARAM` to skip that many lines at the start of each text part of the result.",
+            "`PARAM` leaves out that many lines at the start of each text part of the result.",
+            "With `PARAM`, the first lines of each text part of the result are skipped, that many of them.",
         ],
-        after: reworks_text!("offset", "text.split(\"\\n\").slice(limit).join(\"\\n\")"),
-        after_py: reworks_text_py!("offset", "\"\\n\".join(text.split(\"\\n\")[limit:])"),
+        after: reworks_text!("text.split(\"\\n\").slice(limit).join(\"\\n\")"),
+        after_py: reworks_text_py!("\"\\n\".join(text.split(\"\\n\")[limit:])"),
         effect: |tool, param| Effect::SkipLines {
             tool: tool.into(),
             param: param.into(),
@@ -152,8 +216,8 @@ pub const NEW_PARAMS: &[NewParam] = &[
     },
     // A projection of JSON answers, as APIs take a `fields` list: offered only where the
     // tool's previous answers were JSON objects (`Context::json`), whose keys it can name.
-    NewParam {
-        name: "fields",
+    ParamKind {
+        key: "keys",
         ty: "array",
         takes: Takes::Keys,
         descriptions: &[
@@ -162,12 +226,12 @@ pub const NEW_PARAMS: &[NewParam] = &[
             "Which keys of each JSON object in the result to return (the object itself, or each object of a list); the rest are dropped. Leave it out to get all keys.",
         ],
         tool_sentences: &[
-            "Set `fields` to a list of key names to keep only those keys of the JSON objects in the result.",
-            "`fields` keeps only the listed keys of each JSON object in the result.",
-            "With `fields`, each JSON object in the result keeps only the keys listed.",
+            "Set `PARAM` to a list of key names to keep only those keys of the JSON objects in the result.",
+            "`PARAM` keeps only the listed keys of each JSON object in the result.",
+            "With `PARAM`, each JSON object in the result keeps only the keys listed.",
         ],
         after: concat!(
-            "const keep = input.fields;\n",
+            "const keep = input[PARAM];\n",
             "if (Array.isArray(keep) && keep.length > 0) {\n",
             "const pick = (value) => (Array.isArray(value) ? value.map(pick) : value && typeof value === \"object\" ? Object.fromEntries(Object.entries(value).filter(([key]) => keep.includes(key))) : value);\n",
             "const project = (text) => {\n",
@@ -192,8 +256,8 @@ pub const NEW_PARAMS: &[NewParam] = &[
     },
     // An output format switch, as APIs take `format=compact`: offered only where the tool's
     // previous answers were JSON objects. Left out, the answer is written as before.
-    NewParam {
-        name: "format",
+    ParamKind {
+        key: "layout",
         ty: "string",
         takes: Takes::Layout,
         descriptions: &[
@@ -202,12 +266,12 @@ pub const NEW_PARAMS: &[NewParam] = &[
             "`compact` writes the JSON of the result on a single line; `indented` spreads it over lines, indented by two spaces. Leave it out to keep the layout as it is.",
         ],
         tool_sentences: &[
-            "Set `format` to `compact` or `indented` to choose how the JSON of the result is laid out.",
-            "`format` writes the JSON of the result on one line (`compact`) or indented by two spaces (`indented`).",
-            "With `format`, the JSON of the result comes on one line (`compact`) or indented (`indented`).",
+            "Set `PARAM` to `compact` or `indented` to choose how the JSON of the result is laid out.",
+            "`PARAM` writes the JSON of the result on one line (`compact`) or indented by two spaces (`indented`).",
+            "With `PARAM`, the JSON of the result comes on one line (`compact`) or indented (`indented`).",
         ],
         after: concat!(
-            "const layout = input.format;\n",
+            "const layout = input[PARAM];\n",
             "if (layout === \"compact\" || layout === \"indented\") {\n",
             "const relay = (text) => {\n",
             "try {\n",
@@ -237,7 +301,7 @@ pub fn around_params_py(params: &[&NewParam]) -> Around {
         before: String::new(),
         after: in_order(params)
             .iter()
-            .map(|p| p.after_py)
+            .map(|p| p.after_py())
             .collect::<Vec<_>>()
             .join("\n"),
     }
@@ -248,7 +312,7 @@ pub fn around_params_py(params: &[&NewParam]) -> Around {
 pub fn around_params(params: &[&NewParam]) -> Around {
     let after: Vec<String> = in_order(params)
         .iter()
-        .map(|p| format!("{{\n{}\n}}", p.after))
+        .map(|p| format!("{{\n{}\n}}", p.after()))
         .collect();
     Around {
         before: String::new(),
@@ -261,11 +325,14 @@ pub fn around_params(params: &[&NewParam]) -> Around {
 /// cuts.
 fn in_order<'a>(params: &[&'a NewParam]) -> Vec<&'a NewParam> {
     let mut ordered = params.to_vec();
-    ordered.sort_by_key(|p| (p.takes != Takes::Keys, p.takes != Takes::Layout, !p.skips()));
+    ordered.sort_by_key(|p| {
+        let takes = p.takes();
+        (takes != Takes::Keys, takes != Takes::Layout, !p.skips())
+    });
     ordered
 }
 
-impl NewParam {
+impl ParamKind {
     /// Whether it cuts the answer short (by characters or lines).
     pub fn cuts(&self) -> bool {
         matches!(
@@ -297,14 +364,50 @@ pub enum Bound {
 }
 
 impl Bound {
-    /// The bound for a parameter of JSON-schema type `ty`, if one fits.
-    pub fn for_type(ty: &str) -> Option<Bound> {
-        match ty {
-            "string" => Some(Bound::MaxLength(500)),
-            "number" | "integer" => Some(Bound::Maximum(1_000_000)),
-            "array" => Some(Bound::MaxItems(100)),
-            _ => None,
-        }
+    /// The bound for a parameter named `name` of JSON-schema type `ty`, if one fits, sized by
+    /// what the name says it holds (a search query is short, a path or a text long, a count
+    /// of results small): one size for every string read as a machine's habit.
+    pub fn for_param(name: &str, ty: &str) -> Option<Bound> {
+        let words = mcpevol_core::words::words(name);
+        let says = |list: &[&str]| words.iter().any(|w| list.contains(&w.as_str()));
+        Some(match ty {
+            "string" if says(&["id", "uuid", "key", "code", "sha", "hash"]) => {
+                Bound::MaxLength(128)
+            }
+            "string" if says(&["name", "title", "label", "tag", "slug", "branch"]) => {
+                Bound::MaxLength(200)
+            }
+            "string"
+                if says(&[
+                    "query", "q", "search", "keyword", "keywords", "term", "pattern",
+                ]) =>
+            {
+                Bound::MaxLength(500)
+            }
+            "string" if says(&["path", "file", "dir", "directory", "url", "uri", "link"]) => {
+                Bound::MaxLength(2048)
+            }
+            "string"
+                if says(&[
+                    "text", "content", "body", "message", "prompt", "code", "markdown", "html",
+                    "data", "input",
+                ]) =>
+            {
+                Bound::MaxLength(100_000)
+            }
+            "string" => Bound::MaxLength(1000),
+            "number" | "integer" if says(&["limit", "count", "top", "results", "page"]) => {
+                Bound::Maximum(1000)
+            }
+            "number" | "integer" if says(&["depth", "level", "levels", "retries", "attempts"]) => {
+                Bound::Maximum(20)
+            }
+            "number" | "integer" if says(&["port"]) => Bound::Maximum(65535),
+            "number" | "integer" => Bound::Maximum(1_000_000),
+            "array" if says(&["ids", "paths", "files", "urls", "names"]) => Bound::MaxItems(50),
+            "array" => Bound::MaxItems(100),
+            _ => return None,
+        })
     }
 
     /// The zod call that declares it (`.max(500)`).
@@ -392,19 +495,27 @@ mod tests {
 
     #[test]
     fn lines_are_skipped_before_any_cut_whatever_order_the_parameters_were_drawn_in() {
-        let by = |name: &str| NEW_PARAMS.iter().find(|p| p.name == name).unwrap();
-        let after = around_params(&[by("max_lines"), by("offset"), by("max_chars")]).after;
-        let skip = after.find("input.offset").unwrap();
-        assert!(skip < after.find("input.max_lines").unwrap(), "{after}");
-        assert!(skip < after.find("input.max_chars").unwrap(), "{after}");
-        let both = around_params(&[by("offset"), by("fields")]).after;
+        let by = |key: &str, name: &str| {
+            NewParam::new(PARAM_KINDS.iter().find(|p| p.key == key).unwrap(), name)
+        };
+        let (lines, skip, chars) = (
+            by("lines", "limit"),
+            by("skip", "start"),
+            by("chars", "length"),
+        );
+        let after = around_params(&[&lines, &skip, &chars]).after;
+        let at = after.find("input[\"start\"]").unwrap();
+        assert!(at < after.find("input[\"limit\"]").unwrap(), "{after}");
+        assert!(at < after.find("input[\"length\"]").unwrap(), "{after}");
+        let keys = by("keys", "fields");
+        let both = around_params(&[&skip, &keys]).after;
         assert!(
-            both.find("input.fields").unwrap() < both.find("input.offset").unwrap(),
+            both.find("input[\"fields\"]").unwrap() < both.find("input[\"start\"]").unwrap(),
             "{both}"
         );
-        let py = around_params_py(&[by("max_lines"), by("offset")]).after;
+        let py = around_params_py(&[&lines, &skip]).after;
         assert!(
-            py.find("\"offset\"").unwrap() < py.find("\"max_lines\"").unwrap(),
+            py.find("\"start\"").unwrap() < py.find("\"limit\"").unwrap(),
             "{py}"
         );
     }

@@ -11,6 +11,7 @@ mod defaults;
 pub mod dialect;
 pub mod docstring;
 mod loosen;
+pub mod param_names;
 pub mod prose;
 pub mod python;
 pub mod reply;

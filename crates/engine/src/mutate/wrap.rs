@@ -54,9 +54,16 @@ pub(super) fn wrap_js(
         Site::OwnBody(s) | Site::RouterBody(s) => (s.clone(), true),
     };
     let text = e.text(root, &span.file)?.to_string();
+    let guarded = matches!(site, Site::Router(_) | Site::RouterBody(_));
+    // A handler wrapped by an earlier change gets its new code in that wrapper: a maintainer
+    // extends the code around a handler, and stacked wrappers re-read the request each.
+    if let Some(existing) = existing_wrapper(root, &span, body, &text) {
+        return extend(
+            e, root, &span.file, &text, &existing, &name, guarded, around,
+        );
+    }
     let original = &text[span.bytes.0..span.bytes.1];
     let indent = indent_at(&text, span.bytes.0).to_string();
-    let guarded = matches!(site, Site::Router(_) | Site::RouterBody(_));
     // A wrapped body still sees the call's `arguments`; a wrapped expression names them.
     let args = if body { "arguments" } else { "callArgs" };
     let input = if guarded {
@@ -114,6 +121,133 @@ pub(super) fn wrap_js(
     };
     e.insert(root, &span.file, span.bytes.0, prefix)?;
     e.insert(root, &span.file, span.bytes.1, suffix)
+}
+
+/// A wrapper written by an earlier change around a handler: where new code goes in it, and the
+/// names it gave the call's input, the tool's name and the answer.
+#[derive(Debug, PartialEq)]
+struct Existing {
+    /// The start of the line that calls the wrapped handler: code before the call goes here.
+    call: usize,
+    /// The start of the line that returns the answer: code after the call goes here.
+    ret: usize,
+    input: String,
+    tool: Option<String>,
+    result: String,
+}
+
+/// The wrapper around the handler at `span` (its text in `text`), if an earlier change wrote
+/// one: for an expression, the wrapper call the expression is the argument of (the outermost,
+/// where older versions stacked several); for a body, the body itself.
+fn existing_wrapper(root: &Path, span: &Span, body: bool, text: &str) -> Option<Existing> {
+    if body {
+        return wrapper_at(text, span.bytes.0, span.bytes.1, true);
+    }
+    let lang = Lang::for_path(&root.join(&span.file))?;
+    let tree = mcpevol_anchor::parse(text, lang)?;
+    let mut node = tree
+        .root_node()
+        .descendant_for_byte_range(span.bytes.0, span.bytes.1)?;
+    let mut found = None;
+    // `((handler) => async function (...callArgs) { ... })(<handler>)`: the handler is the
+    // argument of a call whose callee is the wrapper.
+    while let Some(args) = node.parent().filter(|p| p.kind() == "arguments") {
+        let call = args.parent().filter(|c| c.kind() == "call_expression")?;
+        let callee = call.child_by_field_name("function")?;
+        let callee_text = &text[callee.start_byte()..callee.end_byte()];
+        if !callee_text.starts_with(WRAPPER_OPEN) {
+            break;
+        }
+        found = wrapper_at(text, callee.start_byte(), callee.end_byte(), false);
+        node = call;
+    }
+    found
+}
+
+const WRAPPER_OPEN: &str = "((handler) => async function (...callArgs) {";
+
+/// The insertion points and names of the wrapper in `text[start..end]` (a wrapped body, or a
+/// wrapper function expression), if it is one the rules wrote.
+fn wrapper_at(text: &str, start: usize, end: usize, body: bool) -> Option<Existing> {
+    let region = &text[start..end];
+    let word = r"([A-Za-z_$][\w$]*)";
+    let (input_re, call_re) = match body {
+        true => (
+            format!(
+                r"^\{{\s*const (?:\[{word}, {word}\] = arguments;\s*const {word} = typeof .*?;\s*const {word} = \(typeof|{word} = arguments\[0\] \?\? \{{\}};)"
+            ),
+            format!(r"(?m)^[ \t]*let {word} = await \(async \(\) =>"),
+        ),
+        false => (
+            format!(
+                r"^\(\(handler\) => async function \(\.\.\.callArgs\) \{{\s*const (?:\[{word}, {word}\] = callArgs;\s*const {word} = typeof .*?;\s*const {word} = \(typeof|{word} = callArgs\[0\] \?\? \{{\}};)"
+            ),
+            format!(r"(?m)^[ \t]*let {word} = await handler\.apply\(this, callArgs\);"),
+        ),
+    };
+    let head = regex::Regex::new(&input_re).ok()?.captures(region)?;
+    let call = regex::Regex::new(&call_re).ok()?.captures(region)?;
+    let result = call[1].to_string();
+    let (input, tool) = match head.get(5) {
+        Some(single) => (single.as_str().to_string(), None),
+        None => (head[4].to_string(), Some(head[3].to_string())),
+    };
+    let call_at = call.get(0)?.start();
+    // The wrapper's own `return <result>;`: its last statement (the region ends with the
+    // wrapper, the wrapped handler outside it or inside a function of its own).
+    let ret_re =
+        regex::Regex::new(&format!(r"(?m)^[ \t]*return {};", regex::escape(&result))).ok()?;
+    let after_call = &region[call_at..];
+    let ret = ret_re.find_iter(after_call).last()?;
+    Some(Existing {
+        call: start + call_at,
+        ret: start + call_at + ret.start(),
+        input,
+        tool,
+        result,
+    })
+}
+
+/// Adds `around`'s code to the wrapper `w` already around the handler: before the call and
+/// before the answer is returned, guarded by the tool's name where the wrapper routes several.
+#[allow(clippy::too_many_arguments)]
+fn extend(
+    e: &mut Edits,
+    root: &Path,
+    file: &str,
+    text: &str,
+    w: &Existing,
+    name: &str,
+    guarded: bool,
+    around: &Around,
+) -> Result<(), MutateError> {
+    let named = |code: &str| -> String {
+        let code = rename_word(code, "input", &w.input);
+        rename_word(&code, "result", &w.result)
+    };
+    let section = |code: &str, at: usize| -> String {
+        let code = code.trim();
+        if code.is_empty() {
+            return String::new();
+        }
+        let indent = indent_at(text, at).to_string();
+        let code = match (&w.tool, guarded) {
+            (Some(tool), true) => format!("if ({tool} === {name}) {{\n{}\n}}", named(code)),
+            _ => named(code),
+        };
+        format!("{indent}{}\n", indent_lines(&code, &indent))
+    };
+    let (before, after) = (
+        section(&around.before, w.call),
+        section(&around.after, w.ret),
+    );
+    if !before.is_empty() {
+        e.insert(root, file, w.call, before)?;
+    }
+    if !after.is_empty() {
+        e.insert(root, file, w.ret, after)?;
+    }
+    Ok(())
 }
 
 /// Names the wrapper declares where a wrapped body can see them.

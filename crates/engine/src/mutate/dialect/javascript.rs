@@ -102,32 +102,41 @@ impl Dialect for JavaScript {
             Presence::Optional => ".optional()",
             Presence::Required => "",
         };
-        match (&schema.zod, p.takes) {
+        // A name that is not an identifier (`max-length`) is written quoted.
+        let key = match p
+            .name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+        {
+            true => p.name.clone(),
+            false => js_string(&p.name),
+        };
+        match (&schema.zod, p.takes()) {
             (Some(z), Takes::Count) if !schema.json => format!(
                 "{}: {z}.number().int().min(1){optional}.describe({description})",
-                p.name,
+                key,
             ),
             (Some(z), Takes::Keys) if !schema.json => format!(
                 "{}: {z}.array({z}.string()).min(1){optional}.describe({description})",
-                p.name,
+                key,
             ),
             (_, Takes::Count) => format!(
                 "{}: {{ type: {}, minimum: 1, description: {description} }}",
-                p.name,
-                js_string(p.ty),
+                key,
+                js_string(p.ty()),
             ),
             (_, Takes::Keys) => format!(
                 "{}: {{ type: \"array\", items: {{ type: \"string\" }}, minItems: 1, description: {description} }}",
-                p.name,
+                key,
             ),
             (Some(z), Takes::Layout) if !schema.json => format!(
                 "{}: {z}.enum([{}]){optional}.describe({description})",
-                p.name,
+                key,
                 layouts(),
             ),
             (_, Takes::Layout) => format!(
                 "{}: {{ type: \"string\", enum: [{}], description: {description} }}",
-                p.name,
+                key,
                 layouts(),
             ),
         }

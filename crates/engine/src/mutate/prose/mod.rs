@@ -15,10 +15,7 @@ mod phrases;
 pub use facts::{Joined, ParamFacts, Related, Returns, ToolFacts};
 pub use phrases::mentions;
 
-use phrases::{
-    and_list, capped, details, format_words, listed, lowercase_first, marked, phrase, plural_type,
-    range_sentences,
-};
+use phrases::{capped, format_words, listed, lowercase_first, plural_type, range_sentences};
 
 use super::behaviours::{Bound, NewParam};
 use super::{Presence, Rng};
@@ -30,6 +27,8 @@ pub enum Note<'a> {
     Alias { of: &'a str, suffix: &'a str },
     /// The tool is also available as `to`.
     Pointer { to: &'a str },
+    /// A batch form of the described tool was added as `to`.
+    BatchPointer { to: &'a str },
     /// The tool was called `old` before.
     Formerly { old: &'a str },
     /// A parameter the rules added, with the code that makes it act.
@@ -61,14 +60,12 @@ impl<'r> Writer<'r> {
 
     /// Up to `most` sentences of facts about the tool that its description does not state.
     pub fn tool_facts(&mut self, facts: &ToolFacts, most: usize) -> Vec<String> {
-        let mut said: Vec<String> = [
-            self.params_sentence(facts),
-            self.returns_sentence(facts),
-            self.related_sentence(facts),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
+        // No sentence lists the schema back ("Required: `a`. Optional: `b`."): clients read
+        // the schema itself, and no maintainer writes a description so.
+        let mut said: Vec<String> = [self.returns_sentence(facts), self.related_sentence(facts)]
+            .into_iter()
+            .flatten()
+            .collect();
         // A seeded order, so that tools and seeds lead with different facts.
         let mut out = Vec::new();
         while !said.is_empty() && out.len() < most {
@@ -109,6 +106,11 @@ impl<'r> Writer<'r> {
                     "Calls `{of}` once for each entry of `{items}` (at most {most}) and returns all the results in order; if one call fails, the batch stops there and returns its error."
                 ),
             ],
+            Note::BatchPointer { to } => vec![
+                format!("To run it on several inputs in one call, use `{to}`."),
+                format!("For several at once, `{to}` takes a list of argument sets."),
+                format!("`{to}` does the same for a list of inputs."),
+            ],
             Note::Pointer { to } => vec![
                 format!("A copy of this tool was added as `{to}`."),
                 format!("This tool was also made available as `{to}`."),
@@ -119,7 +121,7 @@ impl<'r> Writer<'r> {
                 format!("It replaces `{old}`."),
                 format!("Previously called `{old}`."),
             ],
-            Note::NewParam(p) => p.tool_sentences.iter().map(|s| s.to_string()).collect(),
+            Note::NewParam(p) => p.tool_sentences(),
             Note::RemovedParam(name) => vec![
                 format!("`{name}` is no longer accepted."),
                 format!("The `{name}` parameter was removed."),
@@ -134,6 +136,7 @@ impl<'r> Writer<'r> {
     /// parameter cannot be.
     pub fn new_param_description(&mut self, p: &NewParam, presence: Presence) -> String {
         let options: Vec<String> = p
+            .kind
             .descriptions
             .iter()
             .map(|s| match presence {
@@ -144,31 +147,18 @@ impl<'r> Writer<'r> {
         self.pick(&options)
     }
 
-    /// What a new bound on a parameter means, for its description.
-    pub fn bound(&mut self, bound: Bound, enforced: bool) -> String {
-        let (limit, over) = match bound {
-            Bound::MaxLength(n) => (
-                vec![
-                    format!("At most {n} characters."),
-                    format!("Up to {n} characters."),
-                ],
-                "Longer values are refused.",
-            ),
-            Bound::Maximum(n) => (
-                vec![format!("At most {n}."), format!("No more than {n}.")],
-                "Larger values are refused.",
-            ),
-            Bound::MaxItems(n) => (
-                vec![format!("At most {n} items."), format!("Up to {n} items.")],
-                "Longer lists are refused.",
-            ),
+    /// What a new bound on a parameter means, for its description: the limit alone (a
+    /// sentence saying larger values are refused repeats what the schema states).
+    pub fn bound(&mut self, bound: Bound) -> String {
+        let limit = match bound {
+            Bound::MaxLength(n) => vec![
+                format!("At most {n} characters."),
+                format!("Up to {n} characters."),
+            ],
+            Bound::Maximum(n) => vec![format!("At most {n}."), format!("No more than {n}.")],
+            Bound::MaxItems(n) => vec![format!("At most {n} items."), format!("Up to {n} items.")],
         };
-        let first = self.pick(&limit);
-        if enforced && self.rng.below(2) == 0 {
-            format!("{first} {over}")
-        } else {
-            first
-        }
+        self.pick(&limit)
     }
 
     /// Up to two sentences about a parameter that its description does not state: allowed
@@ -244,75 +234,6 @@ impl<'r> Writer<'r> {
         out.iter().map(|o| self.pick(o)).collect()
     }
 
-    fn params_sentence(&mut self, facts: &ToolFacts) -> Option<String> {
-        let fresh = news_of_params(facts);
-        if fresh.is_empty() {
-            return None;
-        }
-        let long = fresh.len() > 6;
-        let (req, opt): (Vec<_>, Vec<_>) = fresh.iter().partition(|(p, _)| p.required);
-        let show = |list: &[&(&ParamFacts, String)], full: bool| -> Vec<String> {
-            list.iter()
-                .map(|(p, phrase)| {
-                    if full {
-                        phrase.clone()
-                    } else {
-                        format!("`{}`", p.name)
-                    }
-                })
-                .collect()
-        };
-        let req = show(&req, true);
-        let opt = show(&opt, !long);
-        // Wordings that read as the whole list only when it is the whole list.
-        let complete = fresh.len() == facts.params.len();
-        let mut options = Vec::new();
-        if !long {
-            let marked: Vec<String> = fresh
-                .iter()
-                .map(|(p, s)| marked(s, if p.required { "required" } else { "optional" }))
-                .collect();
-            options.push(if complete {
-                format!("Parameters: {}.", marked.join(", "))
-            } else {
-                format!("From its schema: {}.", marked.join("; "))
-            });
-        }
-        match (req.is_empty(), opt.is_empty()) {
-            (false, false) => {
-                if complete {
-                    options.push(format!(
-                        "It takes {} and, optionally, {}.",
-                        and_list(&req),
-                        and_list(&opt)
-                    ));
-                }
-                options.push(format!(
-                    "Required: {}. Optional: {}.",
-                    req.join(", "),
-                    opt.join(", ")
-                ));
-            }
-            (false, true) => {
-                if complete {
-                    options.push(format!("It takes {}.", and_list(&req)));
-                }
-                options.push(format!("Required: {}.", req.join(", ")));
-            }
-            (true, false) => {
-                options.push(format!("Optional: {}.", opt.join(", ")));
-                if complete {
-                    options.push(format!(
-                        "All its parameters are optional: {}.",
-                        opt.join(", ")
-                    ));
-                }
-            }
-            (true, true) => {}
-        }
-        Some(self.pick(&options))
-    }
-
     fn returns_sentence(&mut self, facts: &ToolFacts) -> Option<String> {
         let r = &facts.returns;
         let said = facts.description.to_lowercase();
@@ -380,7 +301,6 @@ impl<'r> Writer<'r> {
         let lower = lowercase_first(&r.summary);
         Some(self.pick(&[
             format!("See also `{}` ({lower}).", r.name),
-            format!("For a related task, see `{}`: {}.", r.name, r.summary),
             format!("A related tool is `{}` ({lower}).", r.name),
         ]))
     }
@@ -392,30 +312,6 @@ fn first_sentence(text: &str) -> &str {
         Some(end) => &text[..=end],
         None => text,
     }
-}
-
-/// The parameters a sentence can say something new about, with their phrases: those the
-/// description does not name, and those it names without the values their schema gives.
-fn news_of_params(facts: &ToolFacts) -> Vec<(&ParamFacts, String)> {
-    let said = &facts.description;
-    facts
-        .params
-        .iter()
-        .filter_map(|p| {
-            let s = &p.shape;
-            let values = s
-                .min
-                .iter()
-                .chain(&s.max)
-                .chain(&s.default)
-                .chain(&s.values);
-            let stated = values.clone().all(|v| mentions(said, v));
-            if mentions(said, &p.name) && stated {
-                return None;
-            }
-            Some((p, phrase(p, &details(p))))
-        })
-        .collect()
 }
 
 /// Whether a parameter's description already says whether it may be left out ("optional",

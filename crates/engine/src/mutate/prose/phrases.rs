@@ -30,62 +30,12 @@ pub(super) fn join_last(items: &[String], last: &str) -> String {
     }
 }
 
-pub(super) fn and_list(items: &[String]) -> String {
-    join_last(items, "and")
-}
-
 /// At most six keys, the rest said as "others".
 pub(super) fn capped(keys: &[String]) -> Vec<String> {
     if keys.len() <= 6 {
         keys.to_vec()
     } else {
         keys[..6].to_vec()
-    }
-}
-
-/// The details a parameter's schema gives, in a parameter phrase: its type, range, default,
-/// values.
-pub(super) fn details(p: &ParamFacts) -> Vec<String> {
-    let s = &p.shape;
-    let mut out = Vec::new();
-    match (&p.ty, &s.items) {
-        (_, _) if !s.values.is_empty() && s.values.len() <= 8 => {
-            out.push(format!("one of {}", listed(&s.values, "or")))
-        }
-        (Some(t), Some(items)) if t == "array" => match plural_type(items) {
-            Some(plural) => out.push(format!("list of {plural}")),
-            None => out.push("array".into()),
-        },
-        (Some(t), _) if t != "enum" => out.push(
-            s.format
-                .as_deref()
-                .and_then(format_words)
-                .map_or(t.clone(), |f| f.1.to_string()),
-        ),
-        _ => {}
-    }
-    if let Some(r) = range_words(p) {
-        out.push(r);
-    }
-    if let Some(d) = &s.default {
-        out.push(format!("default `{d}`"));
-    }
-    out
-}
-
-pub(super) fn phrase(p: &ParamFacts, details: &[String]) -> String {
-    if details.is_empty() {
-        format!("`{}`", p.name)
-    } else {
-        format!("`{}` ({})", p.name, details.join(", "))
-    }
-}
-
-/// A phrase with "required" or "optional" added inside its brackets.
-pub(super) fn marked(phrase: &str, word: &str) -> String {
-    match phrase.strip_suffix(')') {
-        Some(open) => format!("{open}, {word})"),
-        None => format!("{phrase} ({word})"),
     }
 }
 
@@ -106,18 +56,6 @@ pub(super) fn counted(n: &str, unit: &str) -> String {
     } else {
         format!("{n}{unit}")
     }
-}
-
-pub(super) fn range_words(p: &ParamFacts) -> Option<String> {
-    let unit = unit(p)?;
-    let s = &p.shape;
-    Some(match (&s.min, &s.max) {
-        (Some(a), Some(b)) if a == b => format!("exactly {}", counted(a, unit)),
-        (Some(a), Some(b)) => format!("{a} to {}", counted(b, unit)),
-        (Some(a), None) => format!("at least {}", counted(a, unit)),
-        (None, Some(b)) => format!("at most {}", counted(b, unit)),
-        (None, None) => return None,
-    })
 }
 
 pub(super) fn range_sentences(p: &ParamFacts) -> Option<Vec<String>> {

@@ -149,10 +149,10 @@ pub fn json_entry(key: &str, value: &str) -> String {
 pub fn new_param(schema: &SchemaSite, p: &NewParam, description: &str) -> String {
     match schema.python {
         Some(PyParams::Dict) | None => json_entry(
-            p.name,
+            &p.name,
             &format!(
                 "{{\"type\": {}, \"minimum\": 1, \"description\": {}}}",
-                string(p.ty),
+                string(p.ty()),
                 string(description)
             ),
         ),

@@ -99,7 +99,9 @@ fn constrainable(tool: &Tool) -> Result<(&ParamSite, Bound), &'static str> {
             .and_then(|p| p.ty.as_deref())
             .unwrap_or("");
         // zod spells integers as numbers; a JSON schema says which.
-        let Some(bound) = Bound::for_type(ty).filter(|_| schema.json || ty != "integer") else {
+        let Some(bound) =
+            Bound::for_param(&site.name, ty).filter(|_| schema.json || ty != "integer")
+        else {
             continue;
         };
         // A parameter with an upper bound of its own keeps it: a second `maxLength` key in the
@@ -121,6 +123,7 @@ impl Draft<'_> {
         &mut self,
         plan: Constraint,
         tool: &Tool,
+        all: &[Tool],
     ) -> Result<String, MutateError> {
         let name = &tool.name;
         let json = tool.sites.schema.as_ref().is_some_and(|s| s.json);
@@ -140,9 +143,10 @@ impl Draft<'_> {
                 )
             }
             Constraint::NewRequired(plan) => {
-                let added = self.add_params(&plan, tool, 1, Presence::Required)?;
+                let added = self.add_params(&plan, tool, all, 1, Presence::Required)?;
                 format!(
-                    "Constraint Mutation: `{name}` requires a new parameter {added}; calls without it are refused"
+                    "Constraint Mutation: `{name}` requires a new parameter {}; calls without it are refused",
+                    super::expansion::ticked(&added)
                 )
             }
             Constraint::Loosen(site, l) => {
@@ -210,7 +214,7 @@ impl Draft<'_> {
         if let Some(d) = site.description.as_ref().filter(|d| {
             self.constraint == ConstraintKind::DescribedBound && d.editable().is_ok() && !bounded
         }) {
-            let sentence = self.writer().bound(bound, enforced);
+            let sentence = self.writer().bound(bound);
             let new = prose::attach::append(d.text.as_deref().unwrap_or(""), &[sentence]);
             self.retext(d, &new)?;
         }

@@ -2,8 +2,9 @@
 //! acted on by code wrapped around its handler. Constraint Mutation's new required parameter
 //! and Interface Refactoring's added one are written here too.
 
-use super::super::behaviours::{NEW_PARAMS, NewParam, Takes};
+use super::super::behaviours::{NewParam, PARAM_KINDS, ParamKind, Takes};
 use super::super::dialect::{dialect_of, handler_dialect};
+use super::super::param_names;
 use super::super::{MutateError, Presence};
 use super::Draft;
 use mcpevol_core::inventory::{SchemaSite, Tool};
@@ -30,16 +31,27 @@ pub(super) fn check(tool: &Tool) -> Result<Expansion<'_>, &'static str> {
     }
 }
 
-/// The parameters with a real effect that the tool does not have yet.
-fn fresh_params(tool: &Tool) -> Vec<&'static NewParam> {
-    let cuts_already = NEW_PARAMS
+/// The kinds of parameter with a real effect whose concept the tool has under none of its
+/// names (see `param_names`).
+fn fresh_params(tool: &Tool) -> Vec<&'static ParamKind> {
+    let has = |k: &ParamKind| {
+        tool.params
+            .iter()
+            .any(|q| param_names::is_kind(k.key, &q.name))
+    };
+    let cuts_already = PARAM_KINDS.iter().any(|k| k.cuts() && has(k));
+    PARAM_KINDS
         .iter()
-        .any(|p| p.cuts() && tool.params.iter().any(|q| q.name == p.name));
-    NEW_PARAMS
-        .iter()
-        .filter(|p| !tool.params.iter().any(|q| q.name == p.name))
-        .filter(|p| !(p.skips() && cuts_already))
+        .filter(|k| !has(k))
+        .filter(|k| !(k.skips() && cuts_already))
         .collect()
+}
+
+/// The parameters' names in backticks, as a summary names them.
+pub(super) fn ticked(params: &[NewParam]) -> String {
+    (params.iter().map(|p| format!("`{}`", p.name)))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 impl Draft<'_> {
@@ -47,25 +59,28 @@ impl Draft<'_> {
         &mut self,
         plan: Expansion,
         tool: &Tool,
+        all: &[Tool],
     ) -> Result<String, MutateError> {
         let count = 1 + self.rng.below(2);
-        let added = self.add_params(&plan, tool, count, Presence::Optional)?;
+        let added = self.add_params(&plan, tool, all, count, Presence::Optional)?;
         Ok(format!(
-            "Flexible Expansion: `{}` takes new optional parameter(s) {added}",
-            tool.name
+            "Flexible Expansion: `{}` takes new optional parameter(s) {}",
+            tool.name,
+            ticked(&added)
         ))
     }
 
     /// Adds up to `count` optional parameters with a real effect: declared in the schema and
-    /// acted on by code wrapped around the handler. Returns them, as the summary names them.
+    /// acted on by code wrapped around the handler. Returns them.
     pub(super) fn add_params(
         &mut self,
         plan: &Expansion,
         tool: &Tool,
+        all: &[Tool],
         count: usize,
         presence: Presence,
-    ) -> Result<String, MutateError> {
-        let chosen = self.new_params(tool, count, presence);
+    ) -> Result<Vec<NewParam>, MutateError> {
+        let chosen = self.new_params(tool, all, count, presence);
         if chosen.is_empty() {
             return Err(MutateError::NothingToShow {
                 tool: tool.name.clone(),
@@ -79,44 +94,48 @@ impl Draft<'_> {
             entries.push(written.new_param(schema, p, &words, presence));
         }
         let handler = handler_dialect(tool);
-        let around = handler.around_params(&chosen);
+        let around = handler.around_params(&chosen.iter().collect::<Vec<_>>());
         handler.wrap(&mut self.e, self.root, tool, &around)?;
         written.add_params(&mut self.e, self.root, schema, &entries)?;
         self.effects
-            .extend(chosen.iter().map(|p| (p.effect)(&tool.name, p.name)));
-        Ok(chosen
-            .iter()
-            .map(|p| format!("`{}`", p.name))
-            .collect::<Vec<_>>()
-            .join(", "))
+            .extend(chosen.iter().map(|p| p.effect(&tool.name)));
+        Ok(chosen)
     }
 
-    /// Up to `count` of the parameters the tool lacks, starting at one the seed picks.
+    /// Up to `count` of the parameters the tool lacks, starting at one the seed picks, each
+    /// named as the server names its concept or as `param_names` draws.
     fn new_params(
         &mut self,
         tool: &Tool,
+        all: &[Tool],
         count: usize,
         presence: Presence,
-    ) -> Vec<&'static NewParam> {
+    ) -> Vec<NewParam> {
         // A required `offset` would skip lines of every call: no call could get the whole
         // answer, and the reference calls the oracle makes with it at its maximum would be empty.
         // A required `fields` would have no value that keeps every key.
-        let fresh: Vec<&'static NewParam> = (self.showable_params(tool).into_iter())
+        let fresh: Vec<&'static ParamKind> = (self.showable_params(tool).into_iter())
             .filter(|p| presence == Presence::Optional || (!p.skips() && p.takes == Takes::Count))
             .collect();
         let start = self.rng.below(fresh.len().max(1));
-        fresh
-            .iter()
-            .cycle()
-            .skip(start)
+        let kinds: Vec<&'static ParamKind> = (fresh.iter().cycle().skip(start))
             .take(count.min(fresh.len()))
             .copied()
-            .collect()
+            .collect();
+        let mut chosen: Vec<NewParam> = Vec::new();
+        for kind in kinds {
+            if let Some(name) = param_names::choose(kind.key, tool, all, &mut self.rng)
+                .filter(|n| !chosen.iter().any(|c| c.name == *n))
+            {
+                chosen.push(NewParam::new(kind, name));
+            }
+        }
+        chosen
     }
 
     /// The parameters the tool lacks, but for a cut by lines where its previous answers were
     /// one line each: that cut could not be seen at work.
-    pub(super) fn showable_params(&self, tool: &Tool) -> Vec<&'static NewParam> {
+    pub(super) fn showable_params(&self, tool: &Tool) -> Vec<&'static ParamKind> {
         let projects = handler_dialect(tool).projects_json()
             && (tool.sites.schema.as_ref())
                 .is_none_or(|s| dialect_of(&s.object.file).projects_json());

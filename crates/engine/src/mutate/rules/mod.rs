@@ -275,10 +275,10 @@ impl Draft<'_> {
             Plan::Replacement(p) => self.replacement(p, tool),
             Plan::Removal(p) => self.removal(p, tool),
             Plan::Integration(p) => self.integration(p, tool, all),
-            Plan::Expansion(p) => self.expansion(p, tool),
-            Plan::Constraint(p) => self.constraint(p, tool),
+            Plan::Expansion(p) => self.expansion(p, tool, all),
+            Plan::Constraint(p) => self.constraint(p, tool, all),
             Plan::Pruning(p) => self.pruning(p, tool),
-            Plan::Refactoring(p) => self.refactoring(p, tool),
+            Plan::Refactoring(p) => self.refactoring(p, tool, all),
             Plan::Description(p) => self.description(p, tool, all),
         }
     }

@@ -2,7 +2,6 @@
 //! could be seen at work, one pruned (as Parameter Pruning does), with the tool's description
 //! saying so.
 
-use super::super::behaviours::NEW_PARAMS;
 use super::super::prose::Note;
 use super::super::{MutateError, Presence};
 use super::expansion::{self, Expansion};
@@ -39,22 +38,15 @@ impl Draft<'_> {
         &mut self,
         plan: Refactoring,
         tool: &Tool,
+        all: &[Tool],
     ) -> Result<String, MutateError> {
         let name = &tool.name;
         let shows = !self.showable_params(tool).is_empty();
         let (change, note) = match (plan.expansion.filter(|_| shows), &plan.pruning) {
             (Some(expansion), _) => {
-                let added = self.add_params(&expansion, tool, 1, Presence::Optional)?;
-                let param = self
-                    .effects
-                    .iter()
-                    .find_map(|e| e.param())
-                    .and_then(|n| NEW_PARAMS.iter().find(|p| p.name == n))
-                    .expect("add_params claims what it adds");
-                (
-                    format!("added {added}"),
-                    self.writer().note(&Note::NewParam(param)),
-                )
+                let added = self.add_params(&expansion, tool, all, 1, Presence::Optional)?;
+                let note = self.writer().note(&Note::NewParam(&added[0]));
+                (format!("added {}", super::expansion::ticked(&added)), note)
             }
             (None, Some(pruning)) => {
                 let pruned = self.prune(pruning, tool)?;
