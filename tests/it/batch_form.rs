@@ -71,12 +71,7 @@ fn the_rules_batch_form_runs_the_tool_on_each_set_and_commits_proven_by_its_clai
     let dir = tempfile::tempdir().unwrap();
     let work = common::oracle_fixture(&rt, "pages", &dir.path().join("w"));
     let proposal = batch_of_count(&work);
-    assert_eq!(
-        proposal.added,
-        ["count_fruit_batch"],
-        "{}",
-        proposal.summary
-    );
+    assert_eq!(proposal.added, ["count_fruits"], "{}", proposal.summary);
     let written: String = proposal.hunks.iter().map(|h| h.replace.as_str()).collect();
     assert!(written.contains("items: z.array(z.object({"), "{written}");
     // What the description says is what the handler does: at most ten sets, stop at an error.

@@ -3,6 +3,7 @@
 //! the code written beside it.
 
 use super::around::Around;
+pub use super::bound::Bound;
 use mcpevol_oracle::validate::Effect;
 use mcpevol_oracle::validate::effect::Layout;
 
@@ -352,140 +353,6 @@ impl ParamKind {
             (self.effect)("", ""),
             Effect::TruncateLines { .. } | Effect::SkipLines { .. }
         )
-    }
-}
-
-/// A new bound on a parameter, in the schema and enforced before the handler runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Bound {
-    MaxLength(u32),
-    Maximum(u32),
-    MaxItems(u32),
-}
-
-impl Bound {
-    /// The bound for a parameter named `name` of JSON-schema type `ty`, if one fits, sized by
-    /// what the name says it holds (a search query is short, a path or a text long, a count
-    /// of results small): one size for every string read as a machine's habit.
-    pub fn for_param(name: &str, ty: &str) -> Option<Bound> {
-        let words = mcpevol_core::words::words(name);
-        let says = |list: &[&str]| words.iter().any(|w| list.contains(&w.as_str()));
-        Some(match ty {
-            "string" if says(&["id", "uuid", "key", "code", "sha", "hash"]) => {
-                Bound::MaxLength(128)
-            }
-            "string" if says(&["name", "title", "label", "tag", "slug", "branch"]) => {
-                Bound::MaxLength(200)
-            }
-            "string"
-                if says(&[
-                    "query", "q", "search", "keyword", "keywords", "term", "pattern",
-                ]) =>
-            {
-                Bound::MaxLength(500)
-            }
-            "string" if says(&["path", "file", "dir", "directory", "url", "uri", "link"]) => {
-                Bound::MaxLength(2048)
-            }
-            "string"
-                if says(&[
-                    "text", "content", "body", "message", "prompt", "code", "markdown", "html",
-                    "data", "input",
-                ]) =>
-            {
-                Bound::MaxLength(100_000)
-            }
-            "string" => Bound::MaxLength(1000),
-            "number" | "integer" if says(&["limit", "count", "top", "results", "page"]) => {
-                Bound::Maximum(1000)
-            }
-            "number" | "integer" if says(&["depth", "level", "levels", "retries", "attempts"]) => {
-                Bound::Maximum(20)
-            }
-            "number" | "integer" if says(&["port"]) => Bound::Maximum(65535),
-            "number" | "integer" => Bound::Maximum(1_000_000),
-            "array" if says(&["ids", "paths", "files", "urls", "names"]) => Bound::MaxItems(50),
-            "array" => Bound::MaxItems(100),
-            _ => return None,
-        })
-    }
-
-    /// The zod call that declares it (`.max(500)`).
-    pub fn zod(self) -> String {
-        match self {
-            Bound::MaxLength(n) | Bound::Maximum(n) | Bound::MaxItems(n) => format!(".max({n})"),
-        }
-    }
-
-    /// The JSON-schema entry that declares it (`maxLength: 500`).
-    pub fn json(self) -> String {
-        match self {
-            Bound::MaxLength(n) => format!("maxLength: {n}"),
-            Bound::Maximum(n) => format!("maximum: {n}"),
-            Bound::MaxItems(n) => format!("maxItems: {n}"),
-        }
-    }
-
-    /// Code that refuses a value beyond the bound with an error answer, before the handler.
-    pub fn enforce(self, param: &str) -> Around {
-        let key = serde_json::to_string(param).expect("a string serializes");
-        let (test, words) = match self {
-            Bound::MaxLength(n) => (
-                format!("typeof value === \"string\" && Array.from(value).length > {n}"),
-                format!("at most {n} characters"),
-            ),
-            Bound::Maximum(n) => (
-                format!("typeof value === \"number\" && value > {n}"),
-                format!("at most {n}"),
-            ),
-            Bound::MaxItems(n) => (
-                format!("Array.isArray(value) && value.length > {n}"),
-                format!("at most {n} items"),
-            ),
-        };
-        let message =
-            serde_json::to_string(&format!("`{param}` must be {words}.")).expect("serializes");
-        Around {
-            before: format!(
-                "{{\nconst value = input[{key}];\nif ({test}) {{\nreturn {{ content: [{{ type: \"text\", text: {message} }}], isError: true }};\n}}\n}}"
-            ),
-            after: String::new(),
-        }
-    }
-
-    /// [`Bound::enforce`] for a handler in Python: the call is refused by raising, which the
-    /// SDK answers as an error result.
-    pub fn enforce_py(self, param: &str) -> Around {
-        let key = serde_json::to_string(param).expect("a string serializes");
-        let (test, words) = match self {
-            Bound::MaxLength(n) => (
-                format!("isinstance(value, str) and len(value) > {n}"),
-                format!("at most {n} characters"),
-            ),
-            Bound::Maximum(n) => (
-                format!(
-                    "isinstance(value, (int, float)) and not isinstance(value, bool) and value > {n}"
-                ),
-                format!("at most {n}"),
-            ),
-            Bound::MaxItems(n) => (
-                format!("isinstance(value, list) and len(value) > {n}"),
-                format!("at most {n} items"),
-            ),
-        };
-        let message =
-            serde_json::to_string(&format!("`{param}` must be {words}.")).expect("serializes");
-        Around {
-            before: format!(
-                "value = arguments.get({key})\nif {test}:\n    raise ValueError({message})"
-            ),
-            after: String::new(),
-        }
-    }
-
-    /// Words for the round's summary: "maxLength 500".
-    pub fn words(self) -> String {
-        self.json().replace(':', "")
     }
 }
 

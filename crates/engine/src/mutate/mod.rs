@@ -6,6 +6,7 @@
 pub mod around;
 mod batch_form;
 pub mod behaviours;
+pub mod bound;
 mod capitals;
 mod defaults;
 pub mod dialect;

@@ -72,7 +72,10 @@ fn tool_sentences_state_the_result_and_related_tools_but_never_list_the_schema_b
     // A schema read back ("Required: `city`. Optional: `days` (1 to 7, default 3).") is a
     // template no maintainer writes, and clients read the schema itself.
     for listing in ["`days`", "1 to 7", "default `3`", "Required:", "Optional:"] {
-        assert!(!text.contains(listing), "a sentence says {listing}: {all:#?}");
+        assert!(
+            !text.contains(listing),
+            "a sentence says {listing}: {all:#?}"
+        );
     }
     let distinct: std::collections::BTreeSet<&String> = all.iter().collect();
     assert!(distinct.len() >= 4, "too few wordings: {distinct:#?}");
