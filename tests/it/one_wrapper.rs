@@ -18,6 +18,9 @@ fn expanded_twice(name: &str, file: &str, tool: &str, other: Option<&str>) {
     let work = dir.path().join("w");
     common::require_npm_install(&common::repo().join("fixtures"));
     let fixture = common::repo().join("fixtures").join(name);
+    if name.starts_with("python/") {
+        common::python_fixtures();
+    }
     rt.block_on(mcpevol::init::init(
         &fixture.to_string_lossy(),
         &work,
@@ -49,7 +52,7 @@ fn expanded_twice(name: &str, file: &str, tool: &str, other: Option<&str>) {
     let (wrappers, stacked) = realism::wrappers(&text);
     assert_eq!((wrappers, stacked), (1, 0), "{text}");
     for p in &params {
-        assert!(text.contains(&format!("[\"{p}\"]")), "{p} is read: {text}");
+        assert!(text.contains(&format!("\"{p}\"")), "{p} is read: {text}");
     }
 }
 
@@ -70,5 +73,25 @@ fn a_router_keeps_one_wrapper_with_a_section_per_tool() {
         "server.js",
         "list_cities",
         Some("get_forecast"),
+    );
+}
+
+#[test]
+fn a_python_function_keeps_one_wrapping_helper_over_two_versions() {
+    expanded_twice(
+        "python/fastmcp-decorators",
+        "server.py",
+        "get_forecast",
+        None,
+    );
+}
+
+#[test]
+fn a_python_call_handler_keeps_one_wrapping_helper_with_a_section_per_tool() {
+    expanded_twice(
+        "python/lowlevel-match",
+        "server.py",
+        "echo",
+        Some("word_count"),
     );
 }

@@ -63,6 +63,28 @@ pub fn plural_name(name: &str) -> Option<String> {
     Some(format!("{head}{plural}"))
 }
 
+/// Where each word of a name lies in it, as byte ranges (the words of [`words`], unlowered).
+pub fn word_spans(name: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut start: Option<usize> = None;
+    for (i, c) in name.char_indices() {
+        if matches!(c, '_' | '-' | ' ' | '.') {
+            if let Some(s) = start.take() {
+                out.push((s, i));
+            }
+        } else if c.is_ascii_uppercase() && start.is_some() {
+            out.push((start.take().unwrap_or(i), i));
+            start = Some(i);
+        } else if start.is_none() {
+            start = Some(i);
+        }
+    }
+    if let Some(s) = start {
+        out.push((s, name.len()));
+    }
+    out
+}
+
 /// Words of a name: `get_forecast`, `get-forecast`, `getForecast` all give ["get", "forecast"].
 pub fn words(name: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -98,6 +120,22 @@ mod tests {
             "longRunningOperationPreview"
         );
         assert_eq!(words("getTinyImage"), ["get", "tiny", "image"]);
+    }
+
+    #[test]
+    fn word_spans_match_the_words() {
+        for name in [
+            "get_forecast",
+            "getTinyImage",
+            "mcp_howtocook_getRecipeById",
+            "a-b.c",
+        ] {
+            let spans: Vec<String> = word_spans(name)
+                .iter()
+                .map(|&(a, b)| name[a..b].to_ascii_lowercase())
+                .collect();
+            assert_eq!(spans, words(name), "{name}");
+        }
     }
 
     #[test]

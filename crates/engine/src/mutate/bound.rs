@@ -41,7 +41,7 @@ impl Bound {
                     "data", "input",
                 ]) =>
             {
-                Bound::MaxLength(100_000)
+                Bound::MaxLength(20_000)
             }
             "string" => Bound::MaxLength(1000),
             "number" | "integer" if says(&["limit", "count", "top", "results", "page"]) => {

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use super::Rng;
+use super::behaviours::ParamKind;
 use mcpevol_core::inventory::Tool;
 use mcpevol_core::words::{self, Case};
 
@@ -43,13 +44,20 @@ pub fn is_kind(kind: &str, param: &str) -> bool {
     table().get(kind).is_some_and(|names| {
         names.keys().any(|name| match name.split_once("{noun}") {
             None => *name == param,
+            // The noun is a plural (`max_notes`): `char_limit` is no `{noun}_limit`.
             Some((head, tail)) => {
-                param.len() > head.len() + tail.len()
+                param.len() > head.len() + tail.len() + 1
                     && param.starts_with(head)
                     && param.ends_with(tail)
+                    && param[head.len()..param.len() - tail.len()].ends_with('s')
             }
         })
     })
+}
+
+/// `text` up to its first full stop.
+fn first_sentence(text: &str) -> &str {
+    text.split_once(". ").map_or(text, |(first, _)| first)
 }
 
 /// The plural noun `tool`'s name ends with (`list_notes`: `notes`), if it ends with one.
@@ -104,21 +112,33 @@ fn spelled(name: &str, case: Case) -> String {
     }
 }
 
-/// A name for a new parameter of `kind` on `tool`: the one another tool of the server gives
-/// the concept, else one drawn by weight; never one `tool` has. None when every name is taken.
-pub fn choose(kind: &str, tool: &Tool, all: &[Tool], rng: &mut Rng) -> Option<String> {
+/// A name for a new parameter of `kind` on `tool`: most often the one another tool of the
+/// server gives the concept, else one drawn by weight; never one `tool` has. None when every
+/// name is taken.
+pub fn choose(kind: &ParamKind, tool: &Tool, all: &[Tool], rng: &mut Rng) -> Option<String> {
     let free = |name: &str| !tool.params.iter().any(|p| p.name == name);
+    // A parameter of the same kind the rules added before: its name, and a description of
+    // this kind (a server's own `length` or `start` may mean something else entirely).
+    let same_kind = |p: &mcpevol_core::inventory::Param| {
+        is_kind(kind.key, &p.name)
+            && p.description.as_deref().is_some_and(|d| {
+                (kind.descriptions.iter()).any(|k| d.starts_with(first_sentence(k)))
+            })
+    };
+    // Servers keep their names (one release added `timeformat` to 15 tools), but not always:
+    // one in four draws afresh, as releases by other hands do.
+    let keeps = rng.below(4) != 0;
     let convention = all
         .iter()
-        .filter(|t| t.name != tool.name)
+        .filter(|t| t.name != tool.name && keeps)
         .flat_map(|t| &t.params)
-        .map(|p| p.name.as_str())
-        .find(|p| is_kind(kind, p) && free(p));
+        .find(|p| same_kind(p) && free(&p.name))
+        .map(|p| p.name.as_str());
     if let Some(name) = convention {
         return Some(name.to_string());
     }
     let case = param_case(all);
-    let options: Vec<(String, u32)> = names(kind, noun(&tool.name).as_deref())
+    let options: Vec<(String, u32)> = names(kind.key, noun(&tool.name).as_deref())
         .into_iter()
         .map(|(name, w)| (spelled(&name, case), w))
         .filter(|(name, _)| free(name))
@@ -153,6 +173,8 @@ mod tests {
         assert!(is_kind("lines", "max_notes"));
         assert!(is_kind("lines", "maxResults"));
         assert!(!is_kind("lines", "max_"));
+        assert!(!is_kind("lines", "char_limit"));
+        assert!(is_kind("lines", "notes_limit"));
         assert!(!is_kind("chars", "city"));
         assert_eq!(noun("list_notes").as_deref(), Some("notes"));
         assert_eq!(noun("get_address"), None);

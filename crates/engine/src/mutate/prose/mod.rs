@@ -11,6 +11,7 @@
 pub mod attach;
 pub mod facts;
 mod phrases;
+pub mod reword;
 
 pub use facts::{Joined, ParamFacts, Related, Returns, ToolFacts};
 pub use phrases::mentions;

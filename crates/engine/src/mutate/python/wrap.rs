@@ -26,6 +26,8 @@ struct Site {
     def_start: usize,
     decorated_start: usize,
     router: bool,
+    /// The name of a wrapping helper an earlier change put on the function (`@_mcpevol_wrap_2`).
+    wrapped_by: Option<String>,
 }
 
 /// How a router's wrapper tells the tools it acts for: a membership test, not an `==`
@@ -92,6 +94,35 @@ pub fn wrap(e: &mut Edits, root: &Path, tool: &Tool, around: &Around) -> Result<
     })?;
     let file = &tool.handler.as_ref().expect("site() checked").file;
     let text = e.text(root, file)?.to_string();
+    // A function wrapped by an earlier change gets the new code in that helper: one wrapper
+    // per function, never a second decorator stacked on the first.
+    if let Some(helper) = &site.wrapped_by
+        && let Some((call, ret)) = helper_points(&text, helper)
+    {
+        let section = |code: &str, at: usize| -> String {
+            let code = code.trim();
+            if code.is_empty() {
+                return String::new();
+            }
+            let code = match site.router {
+                true => format!(
+                    "{GUARD}({},):\n{}",
+                    super::string(&tool.name),
+                    indent_block(code, "    ")
+                ),
+                false => code.to_string(),
+            };
+            format!("{}\n", indent_block(&code, indent_at(&text, at)))
+        };
+        let (before, after) = (section(&around.before, call), section(&around.after, ret));
+        if !before.is_empty() {
+            e.insert(root, file, call, before)?;
+        }
+        if !after.is_empty() {
+            e.insert(root, file, ret, after)?;
+        }
+        return Ok(());
+    }
     let indent = indent_at(&text, site.decorated_start).to_string();
     let taken = text.matches("def _mcpevol_wrap_").count();
     let name = format!("_mcpevol_wrap_{}", taken + 1);
@@ -122,6 +153,17 @@ pub fn wrap(e: &mut Edits, root: &Path, tool: &Tool, around: &Around) -> Result<
     }
     e.insert(root, file, line_start, format!("{indented}\n"))?;
     e.insert(root, file, site.def_start, decorator)
+}
+
+/// In the helper `name` of `text`, the starts of the line that calls the handler and of the
+/// line that returns its answer after it.
+fn helper_points(text: &str, name: &str) -> Option<(usize, usize)> {
+    let start = text.find(&format!("def {name}(handler):"))?;
+    let call_re = regex::Regex::new(r"(?m)^[ \t]*result = handler\(\*args, \*\*kwargs\)$").ok()?;
+    let call = start + call_re.find(&text[start..])?.start();
+    let ret_re = regex::Regex::new(r"(?m)^[ \t]*return result$").ok()?;
+    let ret = call + ret_re.find(&text[call..])?.start();
+    Some((call, ret))
 }
 
 fn helper(name: &str, tool: &Tool, around: &Around, router: bool) -> String {
@@ -193,10 +235,15 @@ fn site(root: &Path, tool: &Tool) -> Result<Site, &'static str> {
         .parent()
         .filter(|p| p.kind() == "decorated_definition")
         .map_or(function.start_byte(), |p| p.start_byte());
+    let wrapped_by = decorators(function).iter().find_map(|d| {
+        let name = src[d.byte_range()].trim_start_matches('@').trim();
+        name.starts_with("_mcpevol_wrap_").then(|| name.to_string())
+    });
     Ok(Site {
         def_start: function.start_byte(),
         decorated_start,
         router,
+        wrapped_by,
     })
 }
 

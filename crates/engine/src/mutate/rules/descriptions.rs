@@ -48,16 +48,20 @@ pub(super) fn check<'t>(
     })
 }
 
-/// Whether the rules know something true to add to the tool's description (from its schema,
-/// declared output and related tools; the handler's code is read when proposing).
+/// Whether the rules know something true to add to the tool's description (from its
+/// declared output and related tools; the handler's code is read when proposing), or can
+/// reword it where it stands.
 fn news(tool: &Tool, all: &[Tool]) -> Result<(), &'static str> {
     let facts = prose::facts::of_tool(tool, all, None);
     let mut rng = Rng::new(0);
+    let rewordable =
+        (tool.description.as_deref()).is_some_and(|d| prose::reword::reword(d).is_some());
     if prose::Writer::new(&mut rng)
         .tool_facts(&facts, 1)
         .is_empty()
+        && !rewordable
     {
-        return Err("its description already says everything its schema shows");
+        return Err("the rules know nothing its description lacks, and cannot reword it");
     }
     Ok(())
 }
@@ -173,10 +177,15 @@ impl Draft<'_> {
         let most = 1 + self.rng.below(2);
         let sentences = self.writer().tool_facts(&facts, most);
         if sentences.is_empty() {
-            return Err(MutateError::Description(format!(
-                "`{}`: nothing true to add to it",
-                tool.name
-            )));
+            // Nothing to add: the description is reworded where it stands instead.
+            let old = site.text.as_deref().unwrap_or_default();
+            let Some(new) = prose::reword::reword(old) else {
+                return Err(MutateError::Description(format!(
+                    "`{}`: nothing true to add to it, and no verb to reword",
+                    tool.name
+                )));
+            };
+            return self.retext(site, &new);
         }
         self.add_sentences(site, &sentences)
     }

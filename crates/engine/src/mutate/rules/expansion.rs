@@ -124,7 +124,7 @@ impl Draft<'_> {
             .collect();
         let mut chosen: Vec<NewParam> = Vec::new();
         for kind in kinds {
-            if let Some(name) = param_names::choose(kind.key, tool, all, &mut self.rng)
+            if let Some(name) = param_names::choose(kind, tool, all, &mut self.rng)
                 .filter(|n| !chosen.iter().any(|c| c.name == *n))
             {
                 chosen.push(NewParam::new(kind, name));

@@ -272,7 +272,7 @@ impl Draft<'_> {
     fn apply(&mut self, plan: Plan, tool: &Tool, all: &[Tool]) -> Result<String, MutateError> {
         match plan {
             Plan::Addition(p) => self.addition(p, tool, all),
-            Plan::Replacement(p) => self.replacement(p, tool),
+            Plan::Replacement(p) => self.replacement(p, tool, all),
             Plan::Removal(p) => self.removal(p, tool),
             Plan::Integration(p) => self.integration(p, tool, all),
             Plan::Expansion(p) => self.expansion(p, tool, all),

@@ -1,6 +1,8 @@
-//! Tool Replacement: a tool renamed to its next version (`x` becomes `x_v2`, `x_v2` becomes
-//! `x_v3`) where it is defined and wherever calls are routed by its name, its description
-//! saying what it was called.
+//! Tool Replacement: a tool renamed where it is defined and wherever calls are routed by its
+//! name, its description saying what it was called. Real renames give a clearer verb
+//! (`execute_command` to `start_process`, `search_code` to `start_search`): the rules swap the
+//! name's first verb for another a maintainer would choose, and only a name with no verb they
+//! know goes to its next version (`x` becomes `x_v2`, `x_v2` becomes `x_v3`).
 
 use super::super::MutateError;
 use super::super::prose::Note;
@@ -42,6 +44,58 @@ pub(super) fn check(tool: &Tool) -> Result<Replacement<'_>, &'static str> {
     })
 }
 
+/// Verbs of tool names and the verb a rename gives instead. No chain comes back to a verb it
+/// left: a tool renamed twice never gets its first name back.
+const VERBS: &[(&str, &str)] = &[
+    ("read", "get"),
+    ("show", "get"),
+    ("list", "get"),
+    ("get", "fetch"),
+    ("fetch", "retrieve"),
+    ("lookup", "find"),
+    ("find", "search"),
+    ("search", "query"),
+    ("add", "create"),
+    ("make", "create"),
+    ("generate", "create"),
+    ("remove", "delete"),
+    ("edit", "update"),
+    ("set", "update"),
+    ("run", "execute"),
+    ("start", "launch"),
+    ("send", "post"),
+    ("describe", "inspect"),
+    ("analyze", "inspect"),
+    ("check", "verify"),
+    ("convert", "transform"),
+    ("calculate", "compute"),
+];
+
+/// `name` with its first verb [`VERBS`] knows swapped for the other, in the name's own case
+/// (`getRecipeById`: `fetchRecipeById`), where no tool of `all` has that name.
+fn clearer_verb(name: &str, all: &[Tool]) -> Option<String> {
+    words::word_spans(name).into_iter().find_map(|(a, b)| {
+        let word = &name[a..b];
+        let (_, to) = VERBS
+            .iter()
+            .find(|(from, _)| word.eq_ignore_ascii_case(from))?;
+        let spelled = if word.chars().all(|c| c.is_ascii_uppercase()) {
+            to.to_ascii_uppercase()
+        } else if word.starts_with(|c: char| c.is_ascii_uppercase()) {
+            let mut c = to.chars();
+            c.next()
+                .map(|f| f.to_ascii_uppercase())
+                .into_iter()
+                .chain(c)
+                .collect()
+        } else {
+            to.to_string()
+        };
+        let new = format!("{}{spelled}{}", &name[..a], &name[b..]);
+        (!all.iter().any(|t| t.name == new)).then_some(new)
+    })
+}
+
 /// The name that replaces `name`: its version word raised where it ends in one (`x_v2` becomes
 /// `x_v3`), else `name` with `v2`.
 fn next_version(name: &str) -> String {
@@ -70,14 +124,41 @@ fn a_replacement_raises_a_version_word_and_a_copy_of_a_copy_is_refused() {
     assert!(!made_by_rules("fetch_v2") && !made_by_rules("fetch"));
 }
 
+#[cfg(test)]
+#[test]
+fn a_rename_swaps_the_first_known_verb_in_the_names_case() {
+    assert_eq!(
+        clearer_verb("get_forecast", &[]).as_deref(),
+        Some("fetch_forecast")
+    );
+    assert_eq!(
+        clearer_verb("mcp_howtocook_getRecipeById", &[]).as_deref(),
+        Some("mcp_howtocook_fetchRecipeById")
+    );
+    assert_eq!(
+        clearer_verb("search-docs", &[]).as_deref(),
+        Some("query-docs")
+    );
+    // Renamed again and again, a name never comes back.
+    let mut name = "read_note".to_string();
+    let mut seen = vec![name.clone()];
+    while let Some(next) = clearer_verb(&name, &[]) {
+        assert!(!seen.contains(&next), "{seen:?} then {next}");
+        seen.push(next.clone());
+        name = next;
+    }
+    assert_eq!(clearer_verb("current_time", &[]), None);
+}
+
 impl Draft<'_> {
     pub(super) fn replacement(
         &mut self,
         plan: Replacement,
         tool: &Tool,
+        all: &[Tool],
     ) -> Result<String, MutateError> {
         let name = &tool.name;
-        let new = next_version(name);
+        let new = clearer_verb(name, all).unwrap_or_else(|| next_version(name));
         self.rename(&plan.name, tool, &new)?;
         if let Some(description) = plan.description {
             let note = self.writer().note(&Note::Formerly { old: name });
