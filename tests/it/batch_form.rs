@@ -118,3 +118,83 @@ fn the_honest_counterpart_of_the_given_batch_form_commits() {
     assert_eq!(status, RoundStatus::Committed, "{reason}");
     assert!(round.unwrap().proof.is_proven(), "{reason}");
 }
+
+/// The rules' Tool Addition on `get_forecast` of `fixtures/switch-esm` (listed by a JSON
+/// definition, routed by `switch (request.params.name)`), for the first seed that makes a
+/// batch form, in a fresh workspace.
+fn listed_batch(
+    rt: &tokio::runtime::Runtime,
+    dir: &std::path::Path,
+) -> (std::path::PathBuf, Proposal) {
+    let work = dir.join("w");
+    common::require_npm_install(&common::repo().join("fixtures"));
+    let fixture = common::repo().join("fixtures/switch-esm");
+    rt.block_on(mcpevol::init::init(
+        &fixture.to_string_lossy(),
+        &work,
+        &mcpevol::init::InitOptions::new(None),
+    ))
+    .unwrap();
+    let inventory = mcpevol::anchor::anchor(&work).unwrap();
+    let avoid: Vec<String> = (inventory.tools.iter())
+        .map(|t| t.name.clone())
+        .filter(|n| n != "get_forecast")
+        .collect();
+    let proposal = (1..60)
+        .map(|seed| {
+            let ctx = Context {
+                root: &work,
+                inventory: &inventory,
+                seed,
+                avoid: &avoid,
+                answering: &["get_forecast".into()],
+                multiline: &[],
+                json: &[],
+                constraint: ConstraintKind::Bound,
+            };
+            rules::propose(Builtin::ToolAddition, &ctx).unwrap()
+        })
+        .find(|p| p.effects.iter().any(|e| matches!(e, Effect::Batch { .. })))
+        .expect("some seed adds a batch form");
+    (work, proposal)
+}
+
+#[test]
+fn a_listed_tool_routed_by_a_switch_gets_a_plural_batch_form_proven_by_its_claim() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (work, proposal) = listed_batch(&rt, dir.path());
+    assert_eq!(proposal.added, ["get_forecasts"], "{}", proposal.summary);
+    let written: String = proposal.hunks.iter().map(|h| h.replace.as_str()).collect();
+    assert!(written.contains("case \"get_forecasts\":"), "{written}");
+    assert!(written.contains("items: { type: \"array\""), "{written}");
+    let (round, claim) =
+        given::claim_checked(&rt, &work, proposal, |e| matches!(e, Effect::Batch { .. }));
+    assert_eq!(claim.verdict, Verdict::Passed, "{claim:?}");
+    assert_eq!(
+        claim.arguments["items"].as_array().map(Vec::len),
+        Some(2),
+        "{claim:?}"
+    );
+    assert!(round.proof.is_proven(), "{:?}", round.proof);
+}
+
+#[test]
+fn a_listed_batch_form_that_runs_its_first_set_only_is_rejected() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (work, mut proposal) = listed_batch(&rt, dir.path());
+    let loops = "for (const set of sets)";
+    let broken = (proposal.hunks.iter_mut())
+        .find(|h| h.replace.contains(loops))
+        .expect("the loop over the sets");
+    broken.replace = broken
+        .replace
+        .replace(loops, "for (const set of sets.slice(0, 1))");
+    let backend = mcpevol::evolve::Backend::Given {
+        proposal: Box::new(proposal),
+    };
+    let (status, reason, _) = one_round(&rt, &work, &backend);
+    assert_eq!(status, RoundStatus::Failed, "{reason}");
+    assert!(reason.contains("2 argument sets"), "{reason}");
+}

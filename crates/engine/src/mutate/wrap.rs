@@ -32,6 +32,12 @@ enum Site {
     RouterBody(Span),
 }
 
+/// Whether `tool` is routed by a function expression its wrapper holds as `handler` (so that
+/// wrapper code can call it again).
+pub(super) fn routes_by_expression(root: &Path, tool: &Tool) -> bool {
+    matches!(site(root, tool), Ok(Site::Router(_)))
+}
+
 /// Why the JavaScript handler of `tool` cannot be wrapped, or Ok.
 pub(super) fn wrappable_js(root: &Path, tool: &Tool) -> Result<(), &'static str> {
     site(root, tool).map(|_| ())

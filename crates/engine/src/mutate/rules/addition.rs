@@ -1,11 +1,13 @@
-//! Tool Addition: a new tool beside an existing one, either its batch form (where one can be
-//! written) or an alias copy of it (see `copies.rs`).
+//! Tool Addition: a new tool beside an existing one, its batch form where one can be written
+//! (registered with zod, `batch_form.rs`, or listed by a JSON definition and routed by name,
+//! `listed_batch.rs`), an alias copy of it (see `copies.rs`) only where none can.
 
 use super::super::MutateError;
 use super::super::batch_form::{self, BatchSites};
 use super::super::prose::Note;
 use super::super::splice::{indent_at, js_string};
 use super::copies::{self, Copyable};
+use super::listed_batch::{self, ListedBatch};
 use super::{Draft, cut};
 use mcpevol_core::inventory::Tool;
 use mcpevol_oracle::validate::Effect;
@@ -13,15 +15,21 @@ use mcpevol_oracle::validate::Effect;
 /// What Tool Addition found: where an alias copy is written from, and where a batch form is
 /// written from when one can be written instead.
 pub(super) struct Addition<'t> {
-    copy: Copyable<'t>,
+    copy: Result<Copyable<'t>, &'static str>,
     batch: Option<BatchSites<'t>>,
+    listed: Option<ListedBatch<'t>>,
 }
 
 pub(super) fn check<'t>(tool: &'t Tool, all: &[Tool]) -> Result<Addition<'t>, &'static str> {
-    Ok(Addition {
-        copy: copies::check(tool, all)?,
+    let plan = Addition {
+        copy: copies::check(tool, all),
         batch: batch_form::batchable(tool, all).ok(),
-    })
+        listed: listed_batch::check(tool, all).ok(),
+    };
+    match plan.copy {
+        Err(why) if plan.batch.is_none() && plan.listed.is_none() => Err(why),
+        _ => Ok(plan),
+    }
 }
 
 impl Draft<'_> {
@@ -35,13 +43,18 @@ impl Draft<'_> {
         // Where a batch form can be written, the addition is one: new tools in real releases
         // do something new, and are seldom aliases (4 of 107 added tools were named as an
         // older tool plus a suffix). The alias copy is left for tools no batch fits.
-        if let Some(batch) = plan.batch {
-            let new = self.add_batch(batch, tool)?;
+        let batch = match (plan.batch, plan.listed) {
+            (Some(batch), _) => Some(self.add_batch(batch, tool)?),
+            (None, Some(listed)) => self.add_listed_batch(listed, tool)?,
+            (None, None) => None,
+        };
+        if let Some(new) = batch {
             return Ok(format!(
                 "Tool Addition: added `{new}`, which runs `{name}` on each of several argument sets"
             ));
         }
-        let new = self.add_copy(plan.copy, tool, all)?;
+        let copy = plan.copy.map_err(MutateError::Unregistrable)?;
+        let new = self.add_copy(copy, tool, all)?;
         Ok(format!(
             "Tool Addition: added `{new}`, an alias that behaves as `{name}`"
         ))

@@ -315,7 +315,7 @@ impl Draft<'_> {
     }
 
     /// Routes calls for `new` to the handler of `tool`, beside its own name.
-    fn route(&mut self, tool: &Tool, new: &str) -> Result<(), MutateError> {
+    pub(super) fn route(&mut self, tool: &Tool, new: &str) -> Result<(), MutateError> {
         self.python_guards(tool, |names| {
             let mut out = names.to_vec();
             out.push(new.to_string());

@@ -14,6 +14,7 @@ mod copies;
 mod descriptions;
 mod expansion;
 mod integration;
+mod listed_batch;
 mod pruning;
 mod refactoring;
 mod removal;

@@ -1,0 +1,159 @@
+//! A batch form of a tool a low-level server lists by a JSON definition and routes by name
+//! (`case "get_note":`): its definition copied under the plural name with `items` (a list of
+//! the tool's argument sets) as its schema, its name routed beside the tool's, and the router's
+//! wrapper running the tool's own route once per set. (`batch_form.rs` writes the same for a
+//! zod registration, whose handler the copy carries.)
+
+use super::super::MutateError;
+use super::super::around::Around;
+use super::super::batch_form::{self, ITEMS, MOST};
+use super::super::dialect::handler_dialect;
+use super::super::prose::Note;
+use super::super::splice::{contains, js_string};
+use super::super::wrap;
+use super::{Draft, cut};
+use mcpevol_core::inventory::{DescriptionSite, RouteKind, Span, Tool};
+use mcpevol_oracle::validate::Effect;
+
+/// Where a listed batch form is written from: the definition and, inside it, the tool's name,
+/// description and input schema.
+pub(super) struct ListedBatch<'t> {
+    registration: &'t Span,
+    name: &'t Span,
+    description: &'t DescriptionSite,
+    schema: &'t Span,
+    plural: String,
+}
+
+/// The sites a listed batch form of `tool` is written from, or why none can be written.
+pub(super) fn check<'t>(tool: &'t Tool, all: &[Tool]) -> Result<ListedBatch<'t>, &'static str> {
+    let s = &tool.sites;
+    let reg = s
+        .registration
+        .as_ref()
+        .ok_or("no registration site was found")?;
+    if !["js", "mjs", "cjs", "ts", "mts", "cts"]
+        .iter()
+        .any(|e| reg.file.ends_with(&format!(".{e}")))
+    {
+        return Err("a listed batch form is written in JavaScript or TypeScript only");
+    }
+    let routed = !s.routes.is_empty()
+        && (s.routes.iter()).all(|r| matches!(r.kind, RouteKind::Case | RouteKind::Compare));
+    if !routed {
+        return Err("its calls are not routed by a case or a comparison of its name");
+    }
+    let name = (s.name.as_ref())
+        .filter(|n| contains(reg, n))
+        .ok_or("its name is not written in its definition")?;
+    let description = (s.description.as_ref())
+        .filter(|d| contains(reg, &d.span))
+        .ok_or("its description is not written in its definition")?;
+    let schema = (s.schema.as_ref())
+        .filter(|sc| sc.json)
+        .and_then(|sc| sc.json_root.as_ref())
+        .filter(|root| contains(reg, root))
+        .ok_or("its input schema is not a JSON schema written in its definition")?;
+    if tool.params.is_empty() {
+        return Err("it takes no arguments, so a batch of calls would repeat one answer");
+    }
+    if !s.output_keys.is_empty() {
+        return Err("it declares structured output, which a batch's joined answer does not have");
+    }
+    let plural = batch_form::name_for(&tool.name).ok_or(
+        "its name ends in a plural (or no noun), so its batch form has no name of its own",
+    )?;
+    if all.iter().any(|t| t.name == plural) {
+        return Err("a tool already has the batch form's name");
+    }
+    Ok(ListedBatch {
+        registration: reg,
+        name,
+        description,
+        schema,
+        plural,
+    })
+}
+
+/// Code for the router's wrapper: a call of the batch form runs the tool's route once per
+/// argument set, through the handler the wrapper holds, and answers their content in order;
+/// the first set that fails ends it with that answer.
+fn runs_each(source: &str) -> Around {
+    let source = js_string(source);
+    Around {
+        before: format!(
+            "const sets = input[\"{ITEMS}\"];\n\
+             if (!Array.isArray(sets) || sets.length === 0) {{\n\
+             return {{ content: [{{ type: \"text\", text: \"{ITEMS}: give at least one set of arguments\" }}], isError: true }};\n\
+             }}\n\
+             const content = [];\n\
+             for (const set of sets) {{\n\
+             const call = typeof first === \"string\" ? [{source}, set, ...callArgs.slice(2)] : [{{ ...first, params: {{ ...first.params, name: {source}, arguments: set }} }}, ...callArgs.slice(1)];\n\
+             const answer = await handler.apply(this, call);\n\
+             if (answer?.isError) {{\n\
+             return answer;\n\
+             }}\n\
+             content.push(...(answer?.content ?? []));\n\
+             }}\n\
+             return {{ content }};"
+        ),
+        after: String::new(),
+    }
+}
+
+impl Draft<'_> {
+    /// Writes the listed batch form of `tool`; returns its name, or None (and writes nothing)
+    /// where the router is a function declaration: its body is wrapped in place, with no
+    /// handler the loop could call again.
+    pub(super) fn add_listed_batch(
+        &mut self,
+        sites: ListedBatch<'_>,
+        tool: &Tool,
+    ) -> Result<Option<String>, MutateError> {
+        if !wrap::routes_by_expression(self.root, tool) {
+            return Ok(None);
+        }
+        let ListedBatch {
+            registration: reg,
+            name,
+            description,
+            schema,
+            plural: new,
+        } = sites;
+        let about = self.writer().note(&Note::Batch {
+            of: &tool.name,
+            items: ITEMS,
+            most: MOST,
+        });
+        let text = self.e.text(self.root, &reg.file)?.to_string();
+        let own = &text[schema.bytes.0..schema.bytes.1];
+        let items_about = js_string(&format!(
+            "Argument sets of `{}`, one per call, answered in order.",
+            tool.name
+        ));
+        let shape = format!(
+            "{{ type: \"object\", properties: {{ {ITEMS}: {{ type: \"array\", items: {own}, minItems: 1, maxItems: {MOST}, description: {items_about} }} }}, required: [\"{ITEMS}\"] }}"
+        );
+        let copy = cut(
+            &text,
+            reg,
+            vec![
+                (name.bytes, js_string(&new)),
+                (description.span.bytes, js_string(&about)),
+                (schema.bytes, shape),
+            ],
+        );
+        self.insert_beside(&text, reg, &copy)?;
+        self.route(tool, &new)?;
+        let mut batch = tool.clone();
+        batch.name = new.clone();
+        handler_dialect(tool).wrap(&mut self.e, self.root, &batch, &runs_each(&tool.name))?;
+        self.added.push(new.clone());
+        self.effects.push(Effect::Batch {
+            tool: new.clone(),
+            source: tool.name.clone(),
+            items: ITEMS.to_string(),
+        });
+        Ok(Some(new))
+    }
+}
