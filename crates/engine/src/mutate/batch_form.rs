@@ -55,15 +55,7 @@ pub fn batchable<'t>(tool: &'t Tool, all: &[Tool]) -> Result<BatchSites<'t>, &'s
     let handler = (tool.handler.as_ref())
         .filter(|h| inside(Some(h)))
         .ok_or("its handler is not written where it is registered")?;
-    if !s.output_keys.is_empty() {
-        return Err("it declares structured output, which a batch's joined answer does not have");
-    }
-    let batch_name = name_for(&tool.name).ok_or(
-        "its name ends in a plural (or no noun), so its batch form has no name of its own",
-    )?;
-    if all.iter().any(|t| t.name == batch_name) {
-        return Err("a tool already has the batch form's name");
-    }
+    free_name(tool, all)?;
     Ok(BatchSites {
         registration: reg,
         name,
@@ -72,6 +64,22 @@ pub fn batchable<'t>(tool: &'t Tool, all: &[Tool]) -> Result<BatchSites<'t>, &'s
         zod,
         handler,
     })
+}
+
+/// The name of `tool`'s batch form, or why it can have none: it answers in structured output
+/// (a batch's joined answer has none), its name has no singular noun to put in the plural, or
+/// another tool has that name.
+pub fn free_name(tool: &Tool, all: &[Tool]) -> Result<String, &'static str> {
+    if !tool.sites.output_keys.is_empty() {
+        return Err("it declares structured output, which a batch's joined answer does not have");
+    }
+    let batch_name = name_for(&tool.name).ok_or(
+        "its name ends in a plural (or no noun), so its batch form has no name of its own",
+    )?;
+    if all.iter().any(|t| t.name == batch_name) {
+        return Err("a tool already has the batch form's name");
+    }
+    Ok(batch_name)
 }
 
 /// The batch form's name: the tool's, its last word in the plural (`get_note`: `get_notes`),
