@@ -87,11 +87,17 @@ fn the_rules_offset_leaves_out_the_first_lines_and_commits_proven_by_its_claim()
     let dir = tempfile::tempdir().unwrap();
     let work = common::oracle_fixture(&rt, "pages", &dir.path().join("w"));
     let proposal = offset_on_list(&work);
+    let param = (proposal.effects.iter())
+        .find_map(|e| match e {
+            Effect::SkipLines { param, .. } => Some(param.clone()),
+            _ => None,
+        })
+        .expect("a skip claimed");
     let written: String = proposal.hunks.iter().map(|h| h.replace.as_str()).collect();
     let entry = written
         .lines()
-        .find(|l| l.trim_start().starts_with("offset:"))
-        .expect("offset in the shape");
+        .find(|l| l.trim_start().starts_with(&format!("{param}:")))
+        .expect("the skip in the shape");
     assert!(
         entry.contains(".optional()") && entry.contains("lines"),
         "{entry}"
@@ -101,7 +107,7 @@ fn the_rules_offset_leaves_out_the_first_lines_and_commits_proven_by_its_claim()
     });
     assert_eq!(claim.verdict, Verdict::Passed, "{claim:?}");
     assert!(
-        claim.arguments["offset"].as_u64().is_some_and(|n| n >= 1),
+        claim.arguments[&param].as_u64().is_some_and(|n| n >= 1),
         "{claim:?}"
     );
     assert!(round.proof.is_proven(), "{:?}", round.proof);

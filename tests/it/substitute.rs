@@ -34,7 +34,7 @@ fn first_release(seed: u64) -> Option<version_record::RoundRecord> {
 fn a_change_dropped_from_a_release_is_made_up_for_by_a_change_of_another_tool() {
     // A change drafted in place of a dropped one may be dropped in turn (a copy, here): the
     // first one that stayed in its release.
-    let (record, dropped, instead) = (1..=12)
+    let (record, dropped, instead) = (1..=40)
         .filter_map(first_release)
         .find_map(|record| {
             let (dropped, instead) = record.rejected.iter().find_map(|r| {

@@ -20,6 +20,13 @@ pub(super) struct Addition<'t> {
     listed: Option<ListedBatch<'t>>,
 }
 
+impl Addition<'_> {
+    /// Whether it writes a batch form (where none fits, an alias copy).
+    pub(super) fn writes_batch(&self) -> bool {
+        self.batch.is_some() || self.listed.is_some()
+    }
+}
+
 pub(super) fn check<'t>(tool: &'t Tool, all: &[Tool]) -> Result<Addition<'t>, &'static str> {
     let plan = Addition {
         copy: copies::check(tool, all),

@@ -42,6 +42,14 @@ pub(super) fn check<'t>(tool: &'t Tool, all: &[Tool]) -> Result<Copyable<'t>, &'
             "its name is one the rules give a copy: a copy of it would be a copy of a copy",
         );
     }
+    // A batch form the rules wrote (its one parameter the list of argument sets) is no tool
+    // to copy: `convert_lengths_compat` would be a copy of a copy.
+    if let [p] = &tool.params[..]
+        && p.name == batch_form::ITEMS
+        && p.ty.as_deref() == Some("array")
+    {
+        return Err("it is a batch form of another tool: a copy of it would be a copy of a copy");
+    }
     if free_suffixes(tool, all, "").is_empty() {
         return Err("every name the rules give a copy of it is taken");
     }

@@ -18,6 +18,13 @@ pub(super) struct Integration<'t> {
     description: &'t DescriptionSite,
 }
 
+impl Integration<'_> {
+    /// Whether it writes a batch form (where none fits, an alias copy).
+    pub(super) fn writes_batch(&self) -> bool {
+        self.batch.is_some() || self.listed.is_some()
+    }
+}
+
 pub(super) fn check<'t>(tool: &'t Tool, all: &[Tool]) -> Result<Integration<'t>, &'static str> {
     let plan = Integration {
         copy: copies::check(tool, all),

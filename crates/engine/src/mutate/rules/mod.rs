@@ -170,6 +170,26 @@ fn preferred(params: &[ParamSite]) -> Vec<&ParamSite> {
     }
 }
 
+/// The fitting plans the seed picks among: those on tools that answered (`provable`, unless
+/// none), and of those, where some write a batch form, those: a new tool that does something
+/// new is preferred to an alias copy (real releases name 4% of their new tools as an old one
+/// plus a suffix).
+fn preferred_pool(fitting: &[(&Tool, Plan)], provable: Vec<usize>) -> Vec<usize> {
+    let pool: Vec<usize> = if provable.is_empty() {
+        (0..fitting.len()).collect()
+    } else {
+        provable
+    };
+    let capable: Vec<usize> = (pool.iter().copied())
+        .filter(|&i| match &fitting[i].1 {
+            Plan::Addition(a) => a.writes_batch(),
+            Plan::Integration(a) => a.writes_batch(),
+            _ => false,
+        })
+        .collect();
+    if capable.is_empty() { pool } else { capable }
+}
+
 /// Proposes the edits of operator `op` on one tool chosen by the seed among those it applies to.
 pub fn propose(op: Builtin, ctx: &Context) -> Result<Proposal, MutateError> {
     let tools = &ctx.inventory.tools;
@@ -183,11 +203,7 @@ pub fn propose(op: Builtin, ctx: &Context) -> Result<Proposal, MutateError> {
     let provable: Vec<usize> = (0..fitting.len())
         .filter(|&i| op != ToolRemoval && ctx.answering.contains(&fitting[i].0.name))
         .collect();
-    let pool: Vec<usize> = if provable.is_empty() {
-        (0..fitting.len()).collect()
-    } else {
-        provable
-    };
+    let pool = preferred_pool(&fitting, provable);
     let mut rng = Rng::new(ctx.seed);
     let Some(&chosen) = rng.pick(&pool) else {
         if !ctx.avoid.is_empty()
