@@ -126,9 +126,19 @@ fn listed_batch(
     rt: &tokio::runtime::Runtime,
     dir: &std::path::Path,
 ) -> (std::path::PathBuf, Proposal) {
+    listed_batch_of(rt, dir, "switch-esm", "get_forecast")
+}
+
+/// [`listed_batch`] on `tool` of `fixtures/FIXTURE`.
+fn listed_batch_of(
+    rt: &tokio::runtime::Runtime,
+    dir: &std::path::Path,
+    fixture: &str,
+    tool: &str,
+) -> (std::path::PathBuf, Proposal) {
     let work = dir.join("w");
     common::require_npm_install(&common::repo().join("fixtures"));
-    let fixture = common::repo().join("fixtures/switch-esm");
+    let fixture = common::repo().join("fixtures").join(fixture);
     rt.block_on(mcpevol::init::init(
         &fixture.to_string_lossy(),
         &work,
@@ -138,7 +148,7 @@ fn listed_batch(
     let inventory = mcpevol::anchor::anchor(&work).unwrap();
     let avoid: Vec<String> = (inventory.tools.iter())
         .map(|t| t.name.clone())
-        .filter(|n| n != "get_forecast")
+        .filter(|n| n != tool)
         .collect();
     let proposal = (1..60)
         .map(|seed| {
@@ -147,7 +157,7 @@ fn listed_batch(
                 inventory: &inventory,
                 seed,
                 avoid: &avoid,
-                answering: &["get_forecast".into()],
+                answering: &[tool.into()],
                 multiline: &[],
                 json: &[],
                 constraint: ConstraintKind::Bound,
@@ -197,4 +207,20 @@ fn a_listed_batch_form_that_runs_its_first_set_only_is_rejected() {
     let (status, reason, _) = one_round(&rt, &work, &backend);
     assert_eq!(status, RoundStatus::Failed, "{reason}");
     assert!(reason.contains("2 argument sets"), "{reason}");
+}
+
+#[test]
+fn a_tool_defined_as_a_constant_gets_a_constant_of_its_batch_form_listed_beside_it() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (work, proposal) = listed_batch_of(&rt, dir.path(), "oracle/held-tools", "get_note");
+    assert_eq!(proposal.added, ["get_notes"], "{}", proposal.summary);
+    let written: String = proposal.hunks.iter().map(|h| h.replace.as_str()).collect();
+    assert!(written.contains("const GET_NOTES_TOOL = {"), "{written}");
+    // Declared, and listed.
+    assert_eq!(written.matches("GET_NOTES_TOOL").count(), 2, "{written}");
+    let (round, claim) =
+        given::claim_checked(&rt, &work, proposal, |e| matches!(e, Effect::Batch { .. }));
+    assert_eq!(claim.verdict, Verdict::Passed, "{claim:?}");
+    assert!(round.proof.is_proven(), "{:?}", round.proof);
 }

@@ -120,7 +120,7 @@ pub(super) fn made_by_rules(name: &str) -> bool {
 }
 
 /// A new constant or class name beside `holder`: `ECHO_TOOL_LITE`, `EchoToolLite`.
-fn holder_variant(holder: &str, suffix: &str) -> String {
+pub(super) fn holder_variant(holder: &str, suffix: &str) -> String {
     if holder
         .chars()
         .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')

@@ -9,8 +9,9 @@ use super::super::around::Around;
 use super::super::batch_form::{self, ITEMS, MOST};
 use super::super::dialect::handler_dialect;
 use super::super::prose::Note;
-use super::super::splice::{contains, js_string};
+use super::super::splice::{contains, find_word, indent_at, js_string};
 use super::super::wrap;
+use super::copies::holder_variant;
 use super::{Draft, cut};
 use mcpevol_core::inventory::{DescriptionSite, RouteKind, Span, Tool};
 use mcpevol_oracle::validate::Effect;
@@ -19,6 +20,9 @@ use mcpevol_oracle::validate::Effect;
 /// description and input schema.
 pub(super) struct ListedBatch<'t> {
     registration: &'t Span,
+    /// Where the definition is a constant the list names (`UPDATE_TASK_TOOL`): the constant
+    /// and its declaration in the same file, which the copy is made of.
+    held: Option<(&'t str, &'t Span)>,
     name: &'t Span,
     description: &'t DescriptionSite,
     schema: &'t Span,
@@ -43,16 +47,29 @@ pub(super) fn check<'t>(tool: &'t Tool, all: &[Tool]) -> Result<ListedBatch<'t>,
     if !routed {
         return Err("its calls are not routed by a case or a comparison of its name");
     }
+    // The definition is written in the list, or declared as a constant in the same file.
+    let held = match s.name.as_ref().is_some_and(|n| contains(reg, n)) {
+        true => None,
+        false => Some((
+            s.holder
+                .as_deref()
+                .ok_or("its name is not written in its definition")?,
+            (s.declaration.as_ref())
+                .filter(|d| d.file == reg.file)
+                .ok_or("its definition is declared in another file")?,
+        )),
+    };
+    let within = held.map_or(reg, |(_, decl)| decl);
     let name = (s.name.as_ref())
-        .filter(|n| contains(reg, n))
+        .filter(|n| contains(within, n))
         .ok_or("its name is not written in its definition")?;
     let description = (s.description.as_ref())
-        .filter(|d| contains(reg, &d.span))
+        .filter(|d| contains(within, &d.span))
         .ok_or("its description is not written in its definition")?;
     let schema = (s.schema.as_ref())
         .filter(|sc| sc.json)
         .and_then(|sc| sc.json_root.as_ref())
-        .filter(|root| contains(reg, root))
+        .filter(|root| contains(within, root))
         .ok_or("its input schema is not a JSON schema written in its definition")?;
     if tool.params.is_empty() {
         return Err("it takes no arguments, so a batch of calls would repeat one answer");
@@ -68,10 +85,31 @@ pub(super) fn check<'t>(tool: &'t Tool, all: &[Tool]) -> Result<ListedBatch<'t>,
     }
     Ok(ListedBatch {
         registration: reg,
+        held,
         name,
         description,
         schema,
         plural,
+    })
+}
+
+/// The constant holding the batch form's definition, named as the tool's is with the tool's
+/// name in it made the new one (`UPDATE_TASK_TOOL`: `UPDATE_TASKS_TOOL`), where the tool's
+/// name is in it.
+fn plural_holder(holder: &str, tool: &str, new: &str) -> Option<String> {
+    let spelled = |name: &str, upper: bool| {
+        let words = mcpevol_core::words::words(name).join("_");
+        if upper {
+            words.to_ascii_uppercase()
+        } else {
+            words
+        }
+    };
+    [true, false].into_iter().find_map(|upper| {
+        let (old, new) = (spelled(tool, upper), spelled(new, upper));
+        holder
+            .contains(&old)
+            .then(|| holder.replacen(&old, &new, 1))
     })
 }
 
@@ -115,6 +153,7 @@ impl Draft<'_> {
         }
         let ListedBatch {
             registration: reg,
+            held,
             name,
             description,
             schema,
@@ -134,16 +173,44 @@ impl Draft<'_> {
         let shape = format!(
             "{{ type: \"object\", properties: {{ {ITEMS}: {{ type: \"array\", items: {own}, minItems: 1, maxItems: {MOST}, description: {items_about} }} }}, required: [\"{ITEMS}\"] }}"
         );
-        let copy = cut(
-            &text,
-            reg,
-            vec![
-                (name.bytes, js_string(&new)),
-                (description.span.bytes, js_string(&about)),
-                (schema.bytes, shape),
-            ],
-        );
-        self.insert_beside(&text, reg, &copy)?;
+        let cuts = vec![
+            (name.bytes, js_string(&new)),
+            (description.span.bytes, js_string(&about)),
+            (schema.bytes, shape),
+        ];
+        match held {
+            None => {
+                let copy = cut(&text, reg, cuts);
+                self.insert_beside(&text, reg, &copy)?;
+            }
+            // A constant: a second one declared after it, and listed after it.
+            Some((holder, decl)) => {
+                let new_holder = plural_holder(holder, &tool.name, &new)
+                    .filter(|h| find_word(&text, h).is_none())
+                    .unwrap_or_else(|| holder_variant(holder, "batch"));
+                let mut copy = cut(&text, decl, cuts);
+                if let Some(at) = find_word(&copy, holder) {
+                    copy.replace_range(at..at + holder.len(), &new_holder);
+                }
+                let indent = indent_at(&text, decl.bytes.0).to_string();
+                (self.e).insert(
+                    self.root,
+                    &decl.file,
+                    decl.bytes.1,
+                    format!("\n{indent}{copy}"),
+                )?;
+                let region = &text[reg.bytes.0..reg.bytes.1];
+                let listed = match find_word(region, holder) {
+                    Some(at) => format!(
+                        "{}{new_holder}{}",
+                        &region[..at],
+                        &region[at + holder.len()..]
+                    ),
+                    None => new_holder,
+                };
+                self.insert_beside(&text, reg, &listed)?;
+            }
+        }
         self.route(tool, &new)?;
         let mut batch = tool.clone();
         batch.name = new.clone();
@@ -156,4 +223,17 @@ impl Draft<'_> {
         });
         Ok(Some(new))
     }
+}
+
+#[cfg(test)]
+#[test]
+fn a_constant_of_the_batch_form_is_named_after_the_tools_constant() {
+    assert_eq!(
+        plural_holder("UPDATE_TASK_TOOL", "update_task", "update_tasks").as_deref(),
+        Some("UPDATE_TASKS_TOOL")
+    );
+    assert_eq!(
+        plural_holder("taskTool", "update_task", "update_tasks"),
+        None
+    );
 }
