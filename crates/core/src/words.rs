@@ -24,12 +24,15 @@ pub fn join(base: &str, word: &str) -> String {
     match case_of(base) {
         Case::Snake => format!("{base}_{word}"),
         Case::Kebab => format!("{base}-{word}"),
-        Case::Camel => {
-            let mut chars = word.chars();
-            let first = chars.next().map(|c| c.to_ascii_uppercase()).into_iter();
-            format!("{base}{}", first.chain(chars).collect::<String>())
-        }
+        Case::Camel => format!("{base}{}", capitalized(word)),
     }
+}
+
+/// `word` with its first letter in capitals: `recipe` gives `Recipe`.
+pub fn capitalized(word: &str) -> String {
+    let mut chars = word.chars();
+    let first = chars.next().map(|c| c.to_ascii_uppercase()).into_iter();
+    first.chain(chars).collect()
 }
 
 /// `name` with its last word in the plural, in the name's own case (`get_note`: `get_notes`,

@@ -19,9 +19,7 @@ impl Bound {
         let words = mcpevol_core::words::words(name);
         let says = |list: &[&str]| words.iter().any(|w| list.contains(&w.as_str()));
         Some(match ty {
-            "string" if says(&["id", "uuid", "key", "code", "sha", "hash"]) => {
-                Bound::MaxLength(128)
-            }
+            "string" if says(&["id", "uuid", "key", "sha", "hash"]) => Bound::MaxLength(128),
             "string" if says(&["name", "title", "label", "tag", "slug", "branch"]) => {
                 Bound::MaxLength(200)
             }
@@ -77,22 +75,14 @@ impl Bound {
     /// Code that refuses a value beyond the bound with an error answer, before the handler.
     pub fn enforce(self, param: &str) -> Around {
         let key = serde_json::to_string(param).expect("a string serializes");
-        let (test, words) = match self {
-            Bound::MaxLength(n) => (
-                format!("typeof value === \"string\" && Array.from(value).length > {n}"),
-                format!("at most {n} characters"),
-            ),
-            Bound::Maximum(n) => (
-                format!("typeof value === \"number\" && value > {n}"),
-                format!("at most {n}"),
-            ),
-            Bound::MaxItems(n) => (
-                format!("Array.isArray(value) && value.length > {n}"),
-                format!("at most {n} items"),
-            ),
+        let test = match self {
+            Bound::MaxLength(n) => {
+                format!("typeof value === \"string\" && Array.from(value).length > {n}")
+            }
+            Bound::Maximum(n) => format!("typeof value === \"number\" && value > {n}"),
+            Bound::MaxItems(n) => format!("Array.isArray(value) && value.length > {n}"),
         };
-        let message =
-            serde_json::to_string(&format!("`{param}` must be {words}.")).expect("serializes");
+        let message = self.refusal(param);
         Around {
             before: format!(
                 "{{\nconst value = input[{key}];\nif ({test}) {{\nreturn {{ content: [{{ type: \"text\", text: {message} }}], isError: true }};\n}}\n}}"
@@ -105,30 +95,31 @@ impl Bound {
     /// SDK answers as an error result.
     pub fn enforce_py(self, param: &str) -> Around {
         let key = serde_json::to_string(param).expect("a string serializes");
-        let (test, words) = match self {
-            Bound::MaxLength(n) => (
-                format!("isinstance(value, str) and len(value) > {n}"),
-                format!("at most {n} characters"),
+        let test = match self {
+            Bound::MaxLength(n) => format!("isinstance(value, str) and len(value) > {n}"),
+            Bound::Maximum(n) => format!(
+                "isinstance(value, (int, float)) and not isinstance(value, bool) and value > {n}"
             ),
-            Bound::Maximum(n) => (
-                format!(
-                    "isinstance(value, (int, float)) and not isinstance(value, bool) and value > {n}"
-                ),
-                format!("at most {n}"),
-            ),
-            Bound::MaxItems(n) => (
-                format!("isinstance(value, list) and len(value) > {n}"),
-                format!("at most {n} items"),
-            ),
+            Bound::MaxItems(n) => format!("isinstance(value, list) and len(value) > {n}"),
         };
-        let message =
-            serde_json::to_string(&format!("`{param}` must be {words}.")).expect("serializes");
+        let message = self.refusal(param);
         Around {
             before: format!(
                 "value = arguments.get({key})\nif {test}:\n    raise ValueError({message})"
             ),
             after: String::new(),
         }
+    }
+
+    /// The refusal of a value beyond it, as a quoted string: "`q` must be at most 500
+    /// characters.".
+    fn refusal(self, param: &str) -> String {
+        let words = match self {
+            Bound::MaxLength(n) => format!("at most {n} characters"),
+            Bound::Maximum(n) => format!("at most {n}"),
+            Bound::MaxItems(n) => format!("at most {n} items"),
+        };
+        serde_json::to_string(&format!("`{param}` must be {words}.")).expect("serializes")
     }
 
     /// Words for the round's summary: "maxLength 500".

@@ -94,19 +94,10 @@ fn spelled(name: &str, case: Case) -> String {
     match case {
         Case::Snake => words.join("_"),
         Case::Kebab => words.join("-"),
-        Case::Camel => words
-            .iter()
-            .enumerate()
+        Case::Camel => (words.iter().enumerate())
             .map(|(i, w)| match i {
                 0 => w.clone(),
-                _ => {
-                    let mut c = w.chars();
-                    c.next()
-                        .map(|f| f.to_ascii_uppercase())
-                        .into_iter()
-                        .chain(c)
-                        .collect()
-                }
+                _ => words::capitalized(w),
             })
             .collect(),
     }

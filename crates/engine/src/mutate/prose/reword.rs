@@ -133,13 +133,9 @@ pub fn reword(text: &str) -> Option<String> {
     } else {
         return None;
     };
-    let other = match word.chars().next() {
-        Some(c) if c.is_ascii_uppercase() => {
-            let mut chars = other.chars();
-            let first = chars.next().map(|c| c.to_ascii_uppercase());
-            first.into_iter().chain(chars).collect()
-        }
-        _ => other,
+    let other = match word.starts_with(|c: char| c.is_ascii_uppercase()) {
+        true => mcpevol_core::words::capitalized(&other),
+        false => other,
     };
     Some(format!("{}{other}{}", &text[..lead], &body[end..]))
 }

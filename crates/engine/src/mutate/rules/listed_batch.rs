@@ -115,14 +115,15 @@ fn plural_holder(holder: &str, tool: &str, new: &str) -> Option<String> {
 
 /// Code for the router's wrapper: a call of the batch form runs the tool's route once per
 /// argument set, through the handler the wrapper holds, and answers their content in order;
-/// the first set that fails ends it with that answer.
+/// the first set that fails ends it with that answer. More sets than the description allows
+/// are refused here: a low-level server does not enforce its listed schema's `maxItems`.
 fn runs_each(source: &str) -> Around {
     let source = js_string(source);
     Around {
         before: format!(
             "const sets = input[\"{ITEMS}\"];\n\
-             if (!Array.isArray(sets) || sets.length === 0) {{\n\
-             return {{ content: [{{ type: \"text\", text: \"{ITEMS}: give at least one set of arguments\" }}], isError: true }};\n\
+             if (!Array.isArray(sets) || sets.length === 0 || sets.length > {MOST}) {{\n\
+             return {{ content: [{{ type: \"text\", text: \"{ITEMS}: give 1 to {MOST} sets of arguments\" }}], isError: true }};\n\
              }}\n\
              const content = [];\n\
              for (const set of sets) {{\n\

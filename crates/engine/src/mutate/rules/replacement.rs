@@ -82,12 +82,7 @@ fn clearer_verb(name: &str, all: &[Tool]) -> Option<String> {
         let spelled = if word.chars().all(|c| c.is_ascii_uppercase()) {
             to.to_ascii_uppercase()
         } else if word.starts_with(|c: char| c.is_ascii_uppercase()) {
-            let mut c = to.chars();
-            c.next()
-                .map(|f| f.to_ascii_uppercase())
-                .into_iter()
-                .chain(c)
-                .collect()
+            words::capitalized(to)
         } else {
             to.to_string()
         };
