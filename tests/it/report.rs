@@ -22,7 +22,7 @@ fn evolved_batch(tmp: &Path) -> PathBuf {
         "--rounds",
         "4",
         "--seed",
-        "5",
+        "6",
         "--jobs",
         "2",
         "--stages",
