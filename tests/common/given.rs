@@ -3,7 +3,7 @@
 
 use mcpevol::evolve::{self, Backend, EvolveOptions, RoundStatus};
 use mcpevol::hunks::Hunk;
-use mcpevol::mutate::{ConstraintKind, Context, Proposal, rules};
+use mcpevol::mutate::{Aliases, ConstraintKind, Context, Proposal, rules};
 use mcpevol::operators::Builtin;
 use mcpevol::validate::Effect;
 use mcpevol::version_record::{RoundRecord, read_round};
@@ -89,6 +89,7 @@ pub fn rules_on_as(
         multiline: &[],
         json: &[],
         constraint: kind,
+        aliases: Aliases::Allowed,
     };
     let proposal = rules::propose(op, &ctx).unwrap();
     assert_eq!(proposal.targets, [tool], "{}", proposal.summary);
@@ -131,6 +132,7 @@ pub fn expansion_where(
                 multiline: &listed,
                 json: if json { &listed } else { &[] },
                 constraint: ConstraintKind::Bound,
+                aliases: Aliases::Allowed,
             };
             rules::propose(Builtin::FlexibleExpansion, &ctx).unwrap()
         })
@@ -157,4 +159,36 @@ pub fn claim_checked(
         .expect("the claim checked")
         .clone();
     (round, check)
+}
+
+/// The rules' Tool Addition on `tool` of the workspace `work` (every other tool avoided, `tool`
+/// answering), for the first seed whose proposal claims an effect that `is` picks.
+pub fn addition_claiming(
+    work: &std::path::Path,
+    tool: &str,
+    aliases: Aliases,
+    is: impl Fn(&Effect) -> bool,
+) -> Proposal {
+    let inventory = mcpevol::anchor::anchor(work).unwrap();
+    let avoid: Vec<String> = (inventory.tools.iter())
+        .map(|t| t.name.clone())
+        .filter(|n| n != tool)
+        .collect();
+    (1..60)
+        .map(|seed| {
+            let ctx = Context {
+                root: work,
+                inventory: &inventory,
+                seed,
+                avoid: &avoid,
+                answering: &[tool.into()],
+                multiline: &[],
+                json: &[],
+                constraint: ConstraintKind::Bound,
+                aliases,
+            };
+            rules::propose(mcpevol::operators::Builtin::ToolAddition, &ctx).unwrap()
+        })
+        .find(|p| p.effects.iter().any(&is))
+        .expect("some seed adds the new tool asked for")
 }

@@ -6,7 +6,7 @@
 use crate::common;
 
 use mcpevol::evolve::RoundStatus;
-use mcpevol::mutate::{ConstraintKind, Context, Proposal, rules};
+use mcpevol::mutate::{Aliases, ConstraintKind, Context, Proposal, rules};
 use mcpevol::operators::Builtin;
 use mcpevol::validate::{Compared, Effect, Verdict};
 use mcpevol::version_record::RoundRecord;
@@ -29,6 +29,7 @@ fn batch_of_count(work: &std::path::Path) -> Proposal {
                 multiline: &[],
                 json: &[],
                 constraint: ConstraintKind::Bound,
+                aliases: Aliases::Allowed,
             };
             rules::propose(Builtin::ToolAddition, &ctx).unwrap()
         })
@@ -151,27 +152,9 @@ fn listed_batch_of(
         &mcpevol::init::InitOptions::new(None),
     ))
     .unwrap();
-    let inventory = mcpevol::anchor::anchor(&work).unwrap();
-    let avoid: Vec<String> = (inventory.tools.iter())
-        .map(|t| t.name.clone())
-        .filter(|n| n != tool)
-        .collect();
-    let proposal = (1..60)
-        .map(|seed| {
-            let ctx = Context {
-                root: &work,
-                inventory: &inventory,
-                seed,
-                avoid: &avoid,
-                answering: &[tool.into()],
-                multiline: &[],
-                json: &[],
-                constraint: ConstraintKind::Bound,
-            };
-            rules::propose(Builtin::ToolAddition, &ctx).unwrap()
-        })
-        .find(|p| p.effects.iter().any(|e| matches!(e, Effect::Batch { .. })))
-        .expect("some seed adds a batch form");
+    let proposal = given::addition_claiming(&work, tool, Aliases::Allowed, |e| {
+        matches!(e, Effect::Batch { .. })
+    });
     (work, proposal)
 }
 

@@ -56,6 +56,7 @@ fn constraint_mutation(
         multiline: &[],
         json: &[],
         constraint: kind,
+        aliases: mcpevol::mutate::Aliases::Allowed,
     };
     rules::propose(Builtin::ConstraintMutation, &ctx).unwrap()
 }

@@ -167,6 +167,7 @@ fn a_reply_that_breaks_the_operator_contract_is_rejected_with_the_schema_change_
         multiline: &[],
         json: &[],
         constraint: mcpevol::mutate::ConstraintKind::DescribedBound,
+        aliases: mcpevol::mutate::Aliases::Allowed,
     };
     let removal =
         mcpevol::mutate::rules::propose(mcpevol::operators::Builtin::ToolRemoval, &ctx).unwrap();

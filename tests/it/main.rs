@@ -54,6 +54,7 @@ mod rules_snapshots;
 mod rules_snapshots_py;
 mod sandbox;
 mod servers_npm;
+mod single_form;
 mod source_layout;
 mod substitute;
 mod title;

@@ -7,7 +7,7 @@
 use crate::common;
 
 use mcpevol::evolve::{Backend, RoundStatus};
-use mcpevol::mutate::{ConstraintKind, Context, rules};
+use mcpevol::mutate::{Aliases, ConstraintKind, Context, rules};
 use mcpevol::operators::Builtin;
 use mcpevol::release::{Label, classify};
 use mcpevol::schema::ChangeKind;
@@ -32,6 +32,7 @@ fn new_required(work: &std::path::Path) -> mcpevol::mutate::Proposal {
                 multiline: &[],
                 json: &[],
                 constraint: ConstraintKind::NewRequired,
+                aliases: Aliases::Allowed,
             };
             rules::propose(Builtin::ConstraintMutation, &ctx).unwrap()
         })

@@ -6,7 +6,7 @@
 use crate::common;
 
 use mcpevol::evolve::RoundStatus;
-use mcpevol::mutate::{ConstraintKind, Context, Proposal, rules};
+use mcpevol::mutate::{Aliases, ConstraintKind, Context, Proposal, rules};
 use mcpevol::operators::Builtin;
 use mcpevol::validate::{Effect, Verdict};
 use mcpevol::version_record::RoundRecord;
@@ -29,6 +29,7 @@ fn offset_on_list(work: &std::path::Path) -> Proposal {
                 multiline: &["list_fruit".into()],
                 json: &[],
                 constraint: ConstraintKind::Bound,
+                aliases: Aliases::Allowed,
             };
             rules::propose(Builtin::FlexibleExpansion, &ctx).unwrap()
         })

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use mcpevol::describe_check;
 use mcpevol::inventory::{DescriptionForm, DescriptionSite, Inventory};
-use mcpevol::mutate::{ConstraintKind, Context, rules};
+use mcpevol::mutate::{Aliases, ConstraintKind, Context, rules};
 use mcpevol::operators::Builtin;
 use mcpevol::schema::ChangeKind;
 
@@ -32,6 +32,7 @@ fn proposals(dir: &Path) -> String {
             multiline: &[],
             json: &[],
             constraint: ConstraintKind::DescribedBound,
+            aliases: Aliases::Allowed,
         };
         writeln!(out, "## {op}").unwrap();
         match rules::propose(op, &ctx) {
@@ -207,6 +208,7 @@ fn every_description_operator_keeps_or_rewrites_every_form_of_description() {
                     multiline: &[],
                     json: &[],
                     constraint: ConstraintKind::DescribedBound,
+                    aliases: Aliases::Allowed,
                 };
                 let p = rules::propose(op, &ctx)
                     .unwrap_or_else(|e| panic!("{op} on {}: {e}", tool.name));
@@ -273,6 +275,7 @@ fn a_constraint_mutation_never_bounds_a_parameter_that_has_an_upper_bound_alread
                 multiline: &[],
                 json: &[],
                 constraint: ConstraintKind::DescribedBound,
+                aliases: Aliases::Allowed,
             };
             let Ok(p) = rules::propose(Builtin::ConstraintMutation, &ctx) else {
                 continue;
@@ -316,6 +319,7 @@ fn a_constraint_mutation_told_not_to_describe_its_bound_leaves_every_description
                     } else {
                         ConstraintKind::Bound
                     },
+                    aliases: Aliases::Allowed,
                 };
                 let p = rules::propose(Builtin::ConstraintMutation, &ctx).ok()?;
                 let copy = applied(&dir, &p.hunks);

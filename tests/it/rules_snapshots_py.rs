@@ -8,7 +8,7 @@ use crate::common;
 use std::fmt::Write;
 use std::path::Path;
 
-use mcpevol::mutate::{ConstraintKind, Context, rules};
+use mcpevol::mutate::{Aliases, ConstraintKind, Context, rules};
 
 /// The seed every proposal here uses: fixed, so that snapshots only change with the rules.
 const SEED: u64 = 11;
@@ -27,6 +27,7 @@ fn proposals(root: &Path) -> Vec<(String, Result<mcpevol::mutate::Proposal, Stri
                 multiline: &[],
                 json: &[],
                 constraint: ConstraintKind::DescribedBound,
+                aliases: Aliases::Allowed,
             };
             (
                 op.to_string(),

@@ -66,6 +66,36 @@ pub fn plural_name(name: &str) -> Option<String> {
     Some(format!("{head}{plural}"))
 }
 
+/// `name` with its last word in the singular, in the name's own case (`create_entities`:
+/// `create_entity`, `openNodes`: `openNode`), or None where the last word is no regular plural.
+pub fn singular_name(name: &str) -> Option<String> {
+    let (start, end) = *word_spans(name).last()?;
+    let one = singular(&name[start..end])?;
+    Some(format!("{}{one}{}", &name[..start], &name[end..]))
+}
+
+/// A regular plural `word` in the singular (`entities`: `entity`, `matches`: `match`,
+/// `names`: `name`), or None where it does not read as one (`status`, `analysis`, `ids`).
+pub fn singular(word: &str) -> Option<String> {
+    let lower = word.to_ascii_lowercase();
+    if lower.len() < 4 || !lower.chars().all(|c| c.is_ascii_alphabetic()) {
+        return None;
+    }
+    let cut = if lower.ends_with("ies") {
+        return Some(format!("{}y", &word[..word.len() - 3]));
+    } else if ["sses", "xes", "ches", "shes", "zzes"]
+        .iter()
+        .any(|e| lower.ends_with(e))
+    {
+        2
+    } else if lower.ends_with('s') && !["ss", "us", "is"].iter().any(|e| lower.ends_with(e)) {
+        1
+    } else {
+        return None;
+    };
+    Some(word[..word.len() - cut].to_string())
+}
+
 /// Where each word of a name lies in it, as byte ranges (the words of [`words`], unlowered).
 pub fn word_spans(name: &str) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
@@ -139,6 +169,26 @@ mod tests {
                 .collect();
             assert_eq!(spans, words(name), "{name}");
         }
+    }
+
+    #[test]
+    fn a_singular_name_takes_the_last_word_out_of_the_plural_in_the_names_case() {
+        assert_eq!(
+            singular_name("create_entities").as_deref(),
+            Some("create_entity")
+        );
+        assert_eq!(singular_name("openNodes").as_deref(), Some("openNode"));
+        assert_eq!(
+            singular_name("delete-matches").as_deref(),
+            Some("delete-match")
+        );
+        assert_eq!(
+            singular_name("add_observations").as_deref(),
+            Some("add_observation")
+        );
+        assert_eq!(singular_name("get_status"), None);
+        assert_eq!(singular_name("get_ids"), None);
+        assert_eq!(singular_name("read_graph"), None);
     }
 
     #[test]

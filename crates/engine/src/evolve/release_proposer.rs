@@ -18,7 +18,7 @@ use super::drafting::{
 };
 use super::proposer::{Ask, GiveUp, Proposed, Proposer, Provenance};
 use super::{AttemptError, Blame, EvolveError};
-use crate::mutate::{Context, Proposal, Rng, rules};
+use crate::mutate::{Aliases, Context, Proposal, Rng, rules};
 use crate::release::plan::{self, Class, Recipe};
 use crate::release::{Label, Mix, ReleaseRecord};
 use crate::version_record::{Author, Rejection};
@@ -469,6 +469,7 @@ impl ReleaseProposer {
                 multiline: ask.multiline,
                 json: ask.json,
                 constraint: recipe.constraint(),
+                aliases: Aliases::Refused,
             };
             let started = Instant::now();
             let drafted = rules::propose(builtin, &ctx);

@@ -11,7 +11,7 @@ use super::clock::Step;
 use super::proposer::{Ask, GiveUp, Proposed, Proposer, Provenance};
 use super::served::{self, mark_opaque_params};
 use super::{AttemptError, EvolveError};
-use crate::mutate::{ConstraintKind, Context, MutateError, Rng, rules};
+use crate::mutate::{Aliases, ConstraintKind, Context, MutateError, Rng, rules};
 use crate::version_record::{Author, Rejection};
 use mcpevol_anchor as anchor;
 use mcpevol_core::inventory::{Inventory, Tool};
@@ -88,6 +88,7 @@ impl Proposer for RuleProposer {
                 multiline: ask.multiline,
                 json: ask.json,
                 constraint: ConstraintKind::DescribedBound,
+                aliases: Aliases::Allowed,
             };
             let started = Instant::now();
             let proposal = match op.builtin() {

@@ -27,6 +27,17 @@ pub struct BatchSites<'t> {
 
 /// The sites `tool`'s batch form is written from, or why it cannot be given one.
 pub fn batchable<'t>(tool: &'t Tool, all: &[Tool]) -> Result<BatchSites<'t>, &'static str> {
+    let sites = inline_sites(tool)?;
+    if tool.params.is_empty() {
+        return Err("it takes no arguments, so a batch of calls would repeat one answer");
+    }
+    free_name(tool, all)?;
+    Ok(sites)
+}
+
+/// Where `tool` is registered with its name, description, zod shape and handler written out
+/// in one call (what a copy with all four rewritten is made of), or why it is not.
+pub fn inline_sites(tool: &Tool) -> Result<BatchSites<'_>, &'static str> {
     let s = &tool.sites;
     let reg = s
         .registration
@@ -49,13 +60,9 @@ pub fn batchable<'t>(tool: &'t Tool, all: &[Tool]) -> Result<BatchSites<'t>, &'s
     let zod = (schema.zod.as_deref())
         .filter(|_| !schema.json && inside(Some(&schema.object)))
         .ok_or("its parameters are not a zod shape written where it is registered")?;
-    if tool.params.is_empty() {
-        return Err("it takes no arguments, so a batch of calls would repeat one answer");
-    }
     let handler = (tool.handler.as_ref())
         .filter(|h| inside(Some(h)))
         .ok_or("its handler is not written where it is registered")?;
-    free_name(tool, all)?;
     Ok(BatchSites {
         registration: reg,
         name,

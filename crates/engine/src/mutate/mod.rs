@@ -76,6 +76,19 @@ pub struct Context<'a> {
     /// What Constraint Mutation (O6) makes: a round leaves it to the rules
     /// ([`ConstraintKind::DescribedBound`]); a release recipe asks for the pattern it aims at.
     pub constraint: ConstraintKind,
+    /// Whether a new tool may be an alias copy where nothing new fits.
+    pub aliases: Aliases,
+}
+
+/// Whether Tool Addition and Tool Integration may register an alias copy of a tool (`x_v1`,
+/// `x_compat`) where no new tool the rules can write honestly fits it. A round asked for the
+/// operator by name, and an alias is the one addition left; a release is shaped like real
+/// ones, whose added tools do something new (4 of 107 real ones were named as an older tool
+/// plus a suffix).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Aliases {
+    Allowed,
+    Refused,
 }
 
 /// Whether a parameter the rules add may be left out of a call.

@@ -29,6 +29,15 @@ pub enum Effect {
         source: String,
         items: String,
     },
+    /// `tool` (new) takes one of the items `source` takes a list of in `param`: the item's own
+    /// fields as its arguments (`key` None, for a list of objects), or the item as its argument
+    /// `key`. It answers as `source` answers that list of one item.
+    Single {
+        tool: String,
+        source: String,
+        param: String,
+        key: Option<String>,
+    },
     /// With `param` set to a list of key names, each text part of `tool`'s result is the
     /// previous version's JSON with only those keys kept, in its top-level object or in each
     /// object of its top-level list.
@@ -62,6 +71,7 @@ impl Effect {
             | Effect::Reformat { tool, .. }
             | Effect::Variant { tool, .. }
             | Effect::Batch { tool, .. }
+            | Effect::Single { tool, .. }
             | Effect::Enforced { tool, .. }
             | Effect::Synonym { tool, .. }
             | Effect::Successor { tool, .. } => tool,
@@ -78,7 +88,10 @@ impl Effect {
             | Effect::Reformat { param, .. }
             | Effect::Enforced { param, .. }
             | Effect::Synonym { param, .. } => Some(param),
-            Effect::Variant { .. } | Effect::Batch { .. } | Effect::Successor { .. } => None,
+            Effect::Variant { .. }
+            | Effect::Batch { .. }
+            | Effect::Single { .. }
+            | Effect::Successor { .. } => None,
         }
     }
 

@@ -2,7 +2,7 @@
 //! on both sides of a new bound, old names that must be unknown, new tools, and each claimed
 //! effect, all after the calls that compare with the previous version.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::claimed::Rework;
 use super::judge::{self, Judged, hard_failure, quote};
@@ -192,7 +192,7 @@ impl Oracle<'_> {
             ));
             return;
         }
-        if self.batch_added(name).await {
+        if self.batch_added(name).await || self.single_added(name).await {
             return;
         }
         let schema = self
@@ -212,47 +212,6 @@ impl Oracle<'_> {
             None,
             judged,
         ));
-    }
-
-    /// A new tool claimed as a batch form: called with two argument sets of the tool it runs,
-    /// it answers that tool's answer twice. False where the change claims no batch form of it,
-    /// or the tool it runs has no previous call.
-    async fn batch_added(&mut self, name: &str) -> bool {
-        let claim = (self.change.effects.iter())
-            .find(|e| matches!(e, Effect::Batch { tool, .. } if tool == name))
-            .cloned();
-        if let Some(claim) = claim
-            && let Effect::Batch { source, items, .. } = &claim
-            && let Some(seen) = self.baseline.calls.get(source).cloned()
-        {
-            // Two sets, so that an answer for the first item alone does not pass.
-            let set = Value::Object(seen.arguments.clone());
-            let mut arguments = Map::new();
-            arguments.insert(items.clone(), Value::Array(vec![set.clone(), set]));
-            let (outcome, judged) = self
-                .claimed(
-                    source,
-                    &seen.arguments,
-                    name,
-                    &arguments,
-                    Rework {
-                        times: 2,
-                        ..Rework::same()
-                    },
-                )
-                .await;
-            self.results.push(result(
-                name,
-                TestKind::Added,
-                Check::Claim { effect: claim },
-                &arguments,
-                outcome.status,
-                Some(seen.status),
-                judged,
-            ));
-            return true;
-        }
-        false
     }
 
     /// A parameter made optional, or given another default: the previous call without it

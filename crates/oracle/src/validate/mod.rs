@@ -26,6 +26,7 @@ mod discover;
 pub mod effect;
 pub mod evidence;
 mod exercise;
+mod forms;
 mod judge;
 mod kinds;
 pub mod normalize;

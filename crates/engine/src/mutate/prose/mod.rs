@@ -30,6 +30,16 @@ pub enum Note<'a> {
     Pointer { to: &'a str },
     /// A batch form of the described tool was added as `to`.
     BatchPointer { to: &'a str },
+    /// The tool takes one `noun` of the list `of` takes in `param`: its fields (`key` None) or
+    /// itself as `key`.
+    Single {
+        of: &'a str,
+        param: &'a str,
+        noun: &'a str,
+        key: Option<&'a str>,
+    },
+    /// A single form of the described tool was added as `to`, for one `noun`.
+    SinglePointer { to: &'a str, noun: &'a str },
     /// The tool was called `old` before.
     Formerly { old: &'a str },
     /// A parameter the rules added, with the code that makes it act.
@@ -76,6 +86,7 @@ impl<'r> Writer<'r> {
     }
 
     /// The sentence for a change a rule made.
+    // Long: one arm per kind of note, each with its wordings side by side.
     pub fn note(&mut self, note: &Note) -> String {
         let options: Vec<String> = match *note {
             Note::Alias { of, suffix } => match suffix {
@@ -106,6 +117,43 @@ impl<'r> Writer<'r> {
                 format!(
                     "Calls `{of}` once for each entry of `{items}` (at most {most}) and returns all the results in order; if one call fails, the batch stops there and returns its error."
                 ),
+            ],
+            Note::Single {
+                of,
+                param,
+                noun,
+                key: None,
+            } => vec![
+                format!(
+                    "Like `{of}`, for a single {noun}: pass its fields directly rather than a list in `{param}`."
+                ),
+                format!(
+                    "Takes one {noun}, with the same fields as an entry of `{param}` in `{of}`, and answers as `{of}` does for it."
+                ),
+                format!(
+                    "Single-{noun} form of `{of}`: the arguments are one entry of its `{param}` list."
+                ),
+            ],
+            Note::Single {
+                of,
+                param,
+                noun,
+                key: Some(key),
+            } => vec![
+                format!(
+                    "Like `{of}`, for a single {noun}: pass `{key}` rather than a list in `{param}`."
+                ),
+                format!(
+                    "Takes one `{key}` and answers as `{of}` does for a `{param}` list holding just it."
+                ),
+                format!(
+                    "Single-{noun} form of `{of}`, taking one `{key}` instead of the `{param}` list."
+                ),
+            ],
+            Note::SinglePointer { to, noun } => vec![
+                format!("For a single {noun}, `{to}` takes it directly."),
+                format!("`{to}` does the same for one {noun}."),
+                format!("To pass just one {noun}, use `{to}`."),
             ],
             Note::BatchPointer { to } => vec![
                 format!("To run it on several inputs in one call, use `{to}`."),

@@ -1,13 +1,16 @@
 //! Tool Addition: a new tool beside an existing one, its batch form where one can be written
 //! (registered with zod, `batch_form.rs`, or listed by a JSON definition and routed by name,
-//! `listed_batch.rs`), an alias copy of it (see `copies.rs`) only where none can.
+//! `listed_batch.rs`), else its single form (`single_form.rs`), and an alias copy of it (see
+//! `copies.rs`) only in a round where neither can.
 
+use super::super::Aliases;
 use super::super::MutateError;
 use super::super::batch_form::{self, BatchSites};
 use super::super::prose::Note;
 use super::super::splice::{indent_at, js_string};
-use super::copies::{self, Copyable};
+use super::copies::{self, Copyable, NOTHING_NEW};
 use super::listed_batch::{self, ListedBatch};
+use super::single_form::{self, SingleForm};
 use super::{Draft, cut};
 use mcpevol_core::inventory::Tool;
 use mcpevol_oracle::validate::Effect;
@@ -18,24 +21,49 @@ pub(super) struct Addition<'t> {
     copy: Result<Copyable<'t>, &'static str>,
     batch: Option<BatchSites<'t>>,
     listed: Option<ListedBatch<'t>>,
+    single: Option<SingleForm<'t>>,
 }
 
 impl Addition<'_> {
-    /// Whether it writes a batch form (where none fits, an alias copy).
-    pub(super) fn writes_batch(&self) -> bool {
-        self.batch.is_some() || self.listed.is_some()
+    /// Whether it writes a new form of the tool, batch or single (where none fits, an alias
+    /// copy).
+    pub(super) fn writes_new(&self) -> bool {
+        self.batch.is_some() || self.listed.is_some() || self.single.is_some()
     }
 }
 
-pub(super) fn check<'t>(tool: &'t Tool, all: &[Tool]) -> Result<Addition<'t>, &'static str> {
-    let plan = Addition {
+pub(super) fn check<'t>(
+    tool: &'t Tool,
+    all: &[Tool],
+    aliases: Aliases,
+) -> Result<Addition<'t>, &'static str> {
+    let mut plan = Addition {
         copy: copies::check(tool, all),
         batch: batch_form::batchable(tool, all).ok(),
         listed: listed_batch::check(tool, all).ok(),
+        single: single_form::check(tool, all).ok(),
     };
+    if aliases == Aliases::Refused {
+        plan.copy = Err(NOTHING_NEW);
+    }
     match plan.copy {
-        Err(why) if plan.batch.is_none() && plan.listed.is_none() => Err(why),
+        Err(why) if !plan.writes_new() => Err(why),
         _ => Ok(plan),
+    }
+}
+
+/// The new tool Tool Addition (and Integration) wrote, by its kind.
+pub(super) enum NewTool {
+    Batch(String),
+    Single(String),
+    Alias(String),
+}
+
+impl NewTool {
+    pub(super) fn name(&self) -> &str {
+        match self {
+            NewTool::Batch(n) | NewTool::Single(n) | NewTool::Alias(n) => n,
+        }
     }
 }
 
@@ -47,24 +75,45 @@ impl Draft<'_> {
         all: &[Tool],
     ) -> Result<String, MutateError> {
         let name = &tool.name;
-        // Where a batch form can be written, the addition is one: new tools in real releases
-        // do something new, and are seldom aliases (4 of 107 added tools were named as an
-        // older tool plus a suffix). The alias copy is left for tools no batch fits.
+        Ok(match self.add_new_tool(plan, tool, all)? {
+            NewTool::Batch(new) => format!(
+                "Tool Addition: added `{new}`, which runs `{name}` on each of several argument sets"
+            ),
+            NewTool::Single(new) => {
+                format!("Tool Addition: added `{new}`, which runs `{name}` on a list of one entry")
+            }
+            NewTool::Alias(new) => {
+                format!("Tool Addition: added `{new}`, an alias that behaves as `{name}`")
+            }
+        })
+    }
+
+    /// Writes the new tool `plan` found room for beside `tool`. Where a batch form can be
+    /// written, the new tool is one: new tools in real releases do something new, and are
+    /// seldom aliases (4 of 107 added tools were named as an older tool plus a suffix). Else a
+    /// single form, where the tool takes a list; the alias copy is left for rounds on tools
+    /// neither fits.
+    pub(super) fn add_new_tool(
+        &mut self,
+        plan: Addition<'_>,
+        tool: &Tool,
+        all: &[Tool],
+    ) -> Result<NewTool, MutateError> {
         let batch = match (plan.batch, plan.listed) {
             (Some(batch), _) => Some(self.add_batch(batch, tool)?),
             (None, Some(listed)) => self.add_listed_batch(listed, tool)?,
             (None, None) => None,
         };
         if let Some(new) = batch {
-            return Ok(format!(
-                "Tool Addition: added `{new}`, which runs `{name}` on each of several argument sets"
-            ));
+            return Ok(NewTool::Batch(new));
+        }
+        if let Some(single) = plan.single
+            && let Some(new) = self.add_single(single, tool)?
+        {
+            return Ok(NewTool::Single(new));
         }
         let copy = plan.copy.map_err(MutateError::Unregistrable)?;
-        let new = self.add_copy(copy, tool, all)?;
-        Ok(format!(
-            "Tool Addition: added `{new}`, an alias that behaves as `{name}`"
-        ))
+        Ok(NewTool::Alias(self.add_copy(copy, tool, all)?))
     }
 
     /// A batch form of `tool` registered beside it (see [`batch_form`]): its registration copied

@@ -17,6 +17,9 @@ use mcpevol_oracle::validate::Effect;
 /// Suffixes of a tool added beside an existing one as its alias.
 const ALIAS_SUFFIXES: [&str; 3] = ["alias", "v1", "compat"];
 
+/// Why a release adds no tool beside `tool`: only an alias copy of it could be written.
+pub(super) const NOTHING_NEW: &str = "no new tool the rules can write fits it (a batch or single form), and a release registers no alias copies";
+
 /// Where a copy of a tool is written from, as its check found it.
 #[derive(Clone, Copy)]
 pub(super) enum Copyable<'t> {

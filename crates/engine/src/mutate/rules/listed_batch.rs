@@ -16,21 +16,46 @@ use super::{Draft, cut};
 use mcpevol_core::inventory::{DescriptionSite, RouteKind, Span, Tool};
 use mcpevol_oracle::validate::Effect;
 
-/// Where a listed batch form is written from: the definition and, inside it, the tool's name,
-/// description and input schema.
-pub(super) struct ListedBatch<'t> {
+/// A tool's definition in a low-level server's list, routed by name: the definition and,
+/// inside it, the tool's name, description and input schema. What a listed batch or single
+/// form copies.
+pub(super) struct Listed<'t> {
     registration: &'t Span,
     /// Where the definition is a constant the list names (`UPDATE_TASK_TOOL`): the constant
     /// and its declaration in the same file, which the copy is made of.
     held: Option<(&'t str, &'t Span)>,
-    name: &'t Span,
-    description: &'t DescriptionSite,
-    schema: &'t Span,
+    pub(super) name: &'t Span,
+    pub(super) description: &'t DescriptionSite,
+    pub(super) schema: &'t Span,
+}
+
+/// Where a listed batch form is written from: the definition, and the batch form's name.
+pub(super) struct ListedBatch<'t> {
+    def: Listed<'t>,
     plural: String,
 }
 
 /// The sites a listed batch form of `tool` is written from, or why none can be written.
 pub(super) fn check<'t>(tool: &'t Tool, all: &[Tool]) -> Result<ListedBatch<'t>, &'static str> {
+    let def = listed(tool)?;
+    if tool.params.is_empty() {
+        return Err("it takes no arguments, so a batch of calls would repeat one answer");
+    }
+    if !tool.sites.output_keys.is_empty() {
+        return Err("it declares structured output, which a batch's joined answer does not have");
+    }
+    let plural = batch_form::name_for(&tool.name).ok_or(
+        "its name ends in a plural (or no noun), so its batch form has no name of its own",
+    )?;
+    if all.iter().any(|t| t.name == plural) {
+        return Err("a tool already has the batch form's name");
+    }
+    Ok(ListedBatch { def, plural })
+}
+
+/// `tool`'s definition in a list, where it is a JSON definition written out there (or in a
+/// constant of the same file) and routed by `case` or comparison; else why not.
+pub(super) fn listed(tool: &Tool) -> Result<Listed<'_>, &'static str> {
     let s = &tool.sites;
     let reg = s
         .registration
@@ -71,32 +96,19 @@ pub(super) fn check<'t>(tool: &'t Tool, all: &[Tool]) -> Result<ListedBatch<'t>,
         .and_then(|sc| sc.json_root.as_ref())
         .filter(|root| contains(within, root))
         .ok_or("its input schema is not a JSON schema written in its definition")?;
-    if tool.params.is_empty() {
-        return Err("it takes no arguments, so a batch of calls would repeat one answer");
-    }
-    if !s.output_keys.is_empty() {
-        return Err("it declares structured output, which a batch's joined answer does not have");
-    }
-    let plural = batch_form::name_for(&tool.name).ok_or(
-        "its name ends in a plural (or no noun), so its batch form has no name of its own",
-    )?;
-    if all.iter().any(|t| t.name == plural) {
-        return Err("a tool already has the batch form's name");
-    }
-    Ok(ListedBatch {
+    Ok(Listed {
         registration: reg,
         held,
         name,
         description,
         schema,
-        plural,
     })
 }
 
 /// The constant holding the batch form's definition, named as the tool's is with the tool's
 /// name in it made the new one (`UPDATE_TASK_TOOL`: `UPDATE_TASKS_TOOL`), where the tool's
 /// name is in it.
-fn plural_holder(holder: &str, tool: &str, new: &str) -> Option<String> {
+fn holder_for(holder: &str, tool: &str, new: &str) -> Option<String> {
     let spelled = |name: &str, upper: bool| {
         let words = mcpevol_core::words::words(name).join("_");
         if upper {
@@ -152,21 +164,14 @@ impl Draft<'_> {
         if !wrap::routes_by_expression(self.root, tool) {
             return Ok(None);
         }
-        let ListedBatch {
-            registration: reg,
-            held,
-            name,
-            description,
-            schema,
-            plural: new,
-        } = sites;
+        let ListedBatch { def, plural: new } = sites;
         let about = self.writer().note(&Note::Batch {
             of: &tool.name,
             items: ITEMS,
             most: MOST,
         });
-        let text = self.e.text(self.root, &reg.file)?.to_string();
-        let own = &text[schema.bytes.0..schema.bytes.1];
+        let text = self.e.text(self.root, &def.registration.file)?.to_string();
+        let own = &text[def.schema.bytes.0..def.schema.bytes.1];
         let items_about = js_string(&format!(
             "Argument sets of `{}`, one per call, answered in order.",
             tool.name
@@ -174,21 +179,49 @@ impl Draft<'_> {
         let shape = format!(
             "{{ type: \"object\", properties: {{ {ITEMS}: {{ type: \"array\", items: {own}, minItems: 1, maxItems: {MOST}, description: {items_about} }} }}, required: [\"{ITEMS}\"] }}"
         );
+        self.insert_listed_copy(&def, tool, &new, &about, shape, "batch")?;
+        self.route(tool, &new)?;
+        let mut batch = tool.clone();
+        batch.name = new.clone();
+        handler_dialect(tool).wrap(&mut self.e, self.root, &batch, &runs_each(&tool.name))?;
+        self.added.push(new.clone());
+        self.effects.push(Effect::Batch {
+            tool: new.clone(),
+            source: tool.name.clone(),
+            items: ITEMS.to_string(),
+        });
+        Ok(Some(new))
+    }
+
+    /// Writes a copy of the definition `def` of `tool` named `new`, described by `about` and
+    /// taking `shape` (a JSON schema), beside it: in the list, or as a second constant
+    /// declared after the tool's (its name the tool's with `new` for the tool's name in it,
+    /// else with `fallback` added) and listed after it.
+    pub(super) fn insert_listed_copy(
+        &mut self,
+        def: &Listed<'_>,
+        tool: &Tool,
+        new: &str,
+        about: &str,
+        shape: String,
+        fallback: &str,
+    ) -> Result<(), MutateError> {
+        let reg = def.registration;
+        let text = self.e.text(self.root, &reg.file)?.to_string();
         let cuts = vec![
-            (name.bytes, js_string(&new)),
-            (description.span.bytes, js_string(&about)),
-            (schema.bytes, shape),
+            (def.name.bytes, js_string(new)),
+            (def.description.span.bytes, js_string(about)),
+            (def.schema.bytes, shape),
         ];
-        match held {
+        match def.held {
             None => {
                 let copy = cut(&text, reg, cuts);
-                self.insert_beside(&text, reg, &copy)?;
+                self.insert_beside(&text, reg, &copy)
             }
-            // A constant: a second one declared after it, and listed after it.
             Some((holder, decl)) => {
-                let new_holder = plural_holder(holder, &tool.name, &new)
+                let new_holder = holder_for(holder, &tool.name, new)
                     .filter(|h| find_word(&text, h).is_none())
-                    .unwrap_or_else(|| holder_variant(holder, "batch"));
+                    .unwrap_or_else(|| holder_variant(holder, fallback));
                 let mut copy = cut(&text, decl, cuts);
                 if let Some(at) = find_word(&copy, holder) {
                     copy.replace_range(at..at + holder.len(), &new_holder);
@@ -209,20 +242,9 @@ impl Draft<'_> {
                     ),
                     None => new_holder,
                 };
-                self.insert_beside(&text, reg, &listed)?;
+                self.insert_beside(&text, reg, &listed)
             }
         }
-        self.route(tool, &new)?;
-        let mut batch = tool.clone();
-        batch.name = new.clone();
-        handler_dialect(tool).wrap(&mut self.e, self.root, &batch, &runs_each(&tool.name))?;
-        self.added.push(new.clone());
-        self.effects.push(Effect::Batch {
-            tool: new.clone(),
-            source: tool.name.clone(),
-            items: ITEMS.to_string(),
-        });
-        Ok(Some(new))
     }
 }
 
@@ -230,11 +252,8 @@ impl Draft<'_> {
 #[test]
 fn a_constant_of_the_batch_form_is_named_after_the_tools_constant() {
     assert_eq!(
-        plural_holder("UPDATE_TASK_TOOL", "update_task", "update_tasks").as_deref(),
+        holder_for("UPDATE_TASK_TOOL", "update_task", "update_tasks").as_deref(),
         Some("UPDATE_TASKS_TOOL")
     );
-    assert_eq!(
-        plural_holder("taskTool", "update_task", "update_tasks"),
-        None
-    );
+    assert_eq!(holder_for("taskTool", "update_task", "update_tasks"), None);
 }

@@ -19,6 +19,7 @@ mod pruning;
 mod refactoring;
 mod removal;
 mod replacement;
+mod single_form;
 
 use std::path::Path;
 
@@ -26,7 +27,7 @@ use super::dialect::dialect_of;
 use super::prose;
 use super::retext;
 use super::splice::{Edits, indent_at};
-use super::{ConstraintKind, Context, MutateError, Proposal, Rng};
+use super::{Aliases, ConstraintKind, Context, MutateError, Proposal, Rng};
 use mcpevol_core::inventory::{DescriptionSite, ParamSite, Span, Tool};
 use mcpevol_core::operators::Builtin::{self, *};
 use mcpevol_oracle::validate::Effect;
@@ -39,17 +40,24 @@ pub const OPERATORS: &[Builtin] = Builtin::ALL;
 
 /// Why `op` cannot change `tool`, or Ok when it can (Constraint Mutation as a round makes it).
 pub fn applies(op: Builtin, tool: &Tool, all: &[Tool]) -> Result<(), &'static str> {
-    applies_as(op, ConstraintKind::DescribedBound, tool, all)
+    applies_as(
+        op,
+        ConstraintKind::DescribedBound,
+        Aliases::Allowed,
+        tool,
+        all,
+    )
 }
 
 /// As [`applies`], for the kind of constraint change asked for.
 pub fn applies_as(
     op: Builtin,
     kind: ConstraintKind,
+    aliases: Aliases,
     tool: &Tool,
     all: &[Tool],
 ) -> Result<(), &'static str> {
-    plan(op, kind, tool, all).map(|_| ())
+    plan(op, kind, aliases, tool, all).map(|_| ())
 }
 
 /// What an operator's check found on one tool: the sites (and values) its edit is written at.
@@ -70,15 +78,16 @@ enum Plan<'t> {
 fn plan<'t>(
     op: Builtin,
     kind: ConstraintKind,
+    aliases: Aliases,
     tool: &'t Tool,
     all: &[Tool],
 ) -> Result<Plan<'t>, &'static str> {
     shared_checks(op, tool, all)?;
     Ok(match op {
-        ToolAddition => Plan::Addition(addition::check(tool, all)?),
+        ToolAddition => Plan::Addition(addition::check(tool, all, aliases)?),
         ToolReplacement => Plan::Replacement(replacement::check(tool)?),
         ToolRemoval => Plan::Removal(removal::check(tool, all)?),
-        ToolIntegration => Plan::Integration(integration::check(tool, all)?),
+        ToolIntegration => Plan::Integration(integration::check(tool, all, aliases)?),
         FlexibleExpansion => Plan::Expansion(expansion::check(tool)?),
         ConstraintMutation => Plan::Constraint(constraint::check(kind, tool, all)?),
         ParameterPruning => Plan::Pruning(pruning::check(tool)?),
@@ -182,8 +191,8 @@ fn preferred_pool(fitting: &[(&Tool, Plan)], provable: Vec<usize>) -> Vec<usize>
     };
     let capable: Vec<usize> = (pool.iter().copied())
         .filter(|&i| match &fitting[i].1 {
-            Plan::Addition(a) => a.writes_batch(),
-            Plan::Integration(a) => a.writes_batch(),
+            Plan::Addition(a) => a.writes_new(),
+            Plan::Integration(a) => a.writes_new(),
             _ => false,
         })
         .collect();
@@ -196,7 +205,7 @@ pub fn propose(op: Builtin, ctx: &Context) -> Result<Proposal, MutateError> {
     let fitting: Vec<(&Tool, Plan)> = tools
         .iter()
         .filter(|t| !ctx.avoid.contains(&t.name))
-        .filter_map(|t| Some((t, plan(op, ctx.constraint, t, tools).ok()?)))
+        .filter_map(|t| Some((t, plan(op, ctx.constraint, ctx.aliases, t, tools).ok()?)))
         .collect();
     // A tool that answers offline lets the oracle see the change work; a removal proves
     // itself by the name refused, and takes no answering tool away from later versions.
@@ -209,7 +218,7 @@ pub fn propose(op: Builtin, ctx: &Context) -> Result<Proposal, MutateError> {
         if !ctx.avoid.is_empty()
             && tools
                 .iter()
-                .any(|t| applies_as(op, ctx.constraint, t, tools).is_ok())
+                .any(|t| applies_as(op, ctx.constraint, ctx.aliases, t, tools).is_ok())
         {
             return Err(MutateError::NotApplicable {
                 operator: op.into(),
@@ -225,7 +234,7 @@ pub fn propose(op: Builtin, ctx: &Context) -> Result<Proposal, MutateError> {
                 format!(
                     "no tool fits; for example `{}`: {}",
                     t.name,
-                    applies_as(op, ctx.constraint, t, tools).unwrap_err()
+                    applies_as(op, ctx.constraint, ctx.aliases, t, tools).unwrap_err()
                 )
             });
         return Err(MutateError::NotApplicable {

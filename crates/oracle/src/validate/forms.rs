@@ -1,0 +1,99 @@
+//! New tools claimed as another form of an existing one, exercised: a batch form called with
+//! two argument sets of its source, a single form called with one entry of its source's list.
+
+use serde_json::{Map, Value};
+
+use super::claimed::Rework;
+use super::{Check, Effect, Oracle, TestKind, result};
+
+impl Oracle<'_> {
+    /// A new tool claimed as a batch form: called with two argument sets of the tool it runs,
+    /// it answers that tool's answer twice. False where the change claims no batch form of it,
+    /// or the tool it runs has no previous call.
+    pub(super) async fn batch_added(&mut self, name: &str) -> bool {
+        let claim = (self.change.effects.iter())
+            .find(|e| matches!(e, Effect::Batch { tool, .. } if tool == name))
+            .cloned();
+        if let Some(claim) = claim
+            && let Effect::Batch { source, items, .. } = &claim
+            && let Some(seen) = self.baseline.calls.get(source).cloned()
+        {
+            // Two sets, so that an answer for the first item alone does not pass.
+            let set = Value::Object(seen.arguments.clone());
+            let mut arguments = Map::new();
+            arguments.insert(items.clone(), Value::Array(vec![set.clone(), set]));
+            let (outcome, judged) = self
+                .claimed(
+                    source,
+                    &seen.arguments,
+                    name,
+                    &arguments,
+                    Rework {
+                        times: 2,
+                        ..Rework::same()
+                    },
+                )
+                .await;
+            self.results.push(result(
+                name,
+                TestKind::Added,
+                Check::Claim { effect: claim },
+                &arguments,
+                outcome.status,
+                Some(seen.status),
+                judged,
+            ));
+            return true;
+        }
+        false
+    }
+
+    /// A new tool claimed as the single form of a tool that takes a list: called with the
+    /// first item of that tool's previous call, it answers as that tool does on a list of
+    /// that one item. False where the change claims no single form of it, or the tool it
+    /// runs has no previous call with an item in the list.
+    pub(super) async fn single_added(&mut self, name: &str) -> bool {
+        let claim = (self.change.effects.iter())
+            .find(|e| matches!(e, Effect::Single { tool, .. } if tool == name))
+            .cloned();
+        let Some(Effect::Single {
+            source, param, key, ..
+        }) = &claim
+        else {
+            return false;
+        };
+        let Some(seen) = self.baseline.calls.get(source).cloned() else {
+            return false;
+        };
+        let Some(item) = (seen.arguments.get(param))
+            .and_then(Value::as_array)
+            .and_then(|items| items.first())
+            .cloned()
+        else {
+            return false;
+        };
+        let arguments = match (key, &item) {
+            (None, Value::Object(fields)) => fields.clone(),
+            (None, _) => return false,
+            (Some(key), _) => Map::from_iter([(key.clone(), item.clone())]),
+        };
+        // The single form passes the list alone: the tool's other (optional) arguments keep
+        // their defaults.
+        let reference = Map::from_iter([(param.clone(), Value::Array(vec![item]))]);
+        let (outcome, judged) = self
+            .claimed(source, &reference, name, &arguments, Rework::same())
+            .await;
+        self.results.push(result(
+            name,
+            TestKind::Added,
+            Check::Claim {
+                effect: claim.clone().expect("matched above"),
+            },
+            &arguments,
+            outcome.status,
+            Some(seen.status),
+            judged,
+        ));
+        true
+    }
+}
