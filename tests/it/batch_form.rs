@@ -205,3 +205,41 @@ fn a_tool_defined_as_a_constant_gets_a_constant_of_its_batch_form_listed_beside_
     assert_eq!(written.matches("GET_NOTES_TOOL").count(), 2, "{written}");
     proven_by_two_sets(&rt, &work, proposal);
 }
+
+#[test]
+fn a_decorated_python_tool_gets_a_batch_function_proven_by_its_claim() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let work = common::oracle_fixture(&rt, "py-forms", &dir.path().join("w"));
+    let proposal = given::addition_claiming(&work, "get_note", Aliases::Refused, |e| {
+        matches!(e, Effect::Batch { .. })
+    });
+    assert_eq!(proposal.added, ["get_notes"], "{}", proposal.summary);
+    let written: String = proposal.hunks.iter().map(|h| h.replace.as_str()).collect();
+    assert!(
+        written.contains("async def get_notes(items: list[dict]):"),
+        "{written}"
+    );
+    proven_by_two_sets(&rt, &work, proposal);
+}
+
+#[test]
+fn a_python_batch_function_that_runs_its_first_set_only_is_rejected() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let work = common::oracle_fixture(&rt, "py-forms", &dir.path().join("w"));
+    let mut proposal = given::addition_claiming(&work, "get_note", Aliases::Refused, |e| {
+        matches!(e, Effect::Batch { .. })
+    });
+    let loops = "for arguments in items:";
+    let broken = (proposal.hunks.iter_mut())
+        .find(|h| h.replace.contains(loops))
+        .expect("the loop over the sets");
+    broken.replace = broken.replace.replace(loops, "for arguments in items[:1]:");
+    let backend = mcpevol::evolve::Backend::Given {
+        proposal: Box::new(proposal),
+    };
+    let (status, reason, _) = one_round(&rt, &work, &backend);
+    assert_eq!(status, RoundStatus::Failed, "{reason}");
+    assert!(reason.contains("2 argument sets"), "{reason}");
+}

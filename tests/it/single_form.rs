@@ -131,3 +131,21 @@ fn the_single_forms_of_each_style_match_their_snapshot() {
         insta::assert_snapshot!("single-forms", out);
     });
 }
+
+#[test]
+fn a_decorated_python_tool_that_takes_a_list_gets_a_single_function_proven_by_its_claim() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (work, proposal) = single_of(&rt, dir.path(), "py-forms", "open_notes");
+    assert_eq!(proposal.added, ["open_note"], "{}", proposal.summary);
+    let written = written(&proposal);
+    assert!(
+        written.contains("async def open_note(title: str):"),
+        "{written}"
+    );
+    assert!(
+        written.contains("answer = run(titles=[title])"),
+        "{written}"
+    );
+    proven_by_one_entry(&rt, &work, proposal);
+}

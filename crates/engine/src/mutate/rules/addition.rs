@@ -10,6 +10,7 @@ use super::super::prose::Note;
 use super::super::splice::{indent_at, js_string};
 use super::copies::{self, Copyable, NOTHING_NEW};
 use super::listed_batch::{self, ListedBatch};
+use super::python_forms::{self, PyForm};
 use super::single_form::{self, SingleForm};
 use super::{Draft, cut};
 use mcpevol_core::inventory::Tool;
@@ -22,13 +23,17 @@ pub(super) struct Addition<'t> {
     batch: Option<BatchSites<'t>>,
     listed: Option<ListedBatch<'t>>,
     single: Option<SingleForm<'t>>,
+    python: Option<PyForm<'t>>,
 }
 
 impl Addition<'_> {
     /// Whether it writes a new form of the tool, batch or single (where none fits, an alias
     /// copy).
     pub(super) fn writes_new(&self) -> bool {
-        self.batch.is_some() || self.listed.is_some() || self.single.is_some()
+        self.batch.is_some()
+            || self.listed.is_some()
+            || self.single.is_some()
+            || self.python.is_some()
     }
 }
 
@@ -42,6 +47,7 @@ pub(super) fn check<'t>(
         batch: batch_form::batchable(tool, all).ok(),
         listed: listed_batch::check(tool, all).ok(),
         single: single_form::check(tool, all).ok(),
+        python: python_forms::check(tool, all).ok(),
     };
     if aliases == Aliases::Refused {
         plan.copy = Err(NOTHING_NEW);
@@ -111,6 +117,14 @@ impl Draft<'_> {
             && let Some(new) = self.add_single(single, tool)?
         {
             return Ok(NewTool::Single(new));
+        }
+        if let Some(form) = plan.python {
+            let batch = form.is_batch();
+            match (self.add_python_form(form, tool)?, batch) {
+                (Some(new), true) => return Ok(NewTool::Batch(new)),
+                (Some(new), false) => return Ok(NewTool::Single(new)),
+                (None, _) => {}
+            }
         }
         let copy = plan.copy.map_err(MutateError::Unregistrable)?;
         Ok(NewTool::Alias(self.add_copy(copy, tool, all)?))

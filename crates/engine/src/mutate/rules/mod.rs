@@ -16,6 +16,7 @@ mod expansion;
 mod integration;
 mod listed_batch;
 mod pruning;
+mod python_forms;
 mod refactoring;
 mod removal;
 mod replacement;

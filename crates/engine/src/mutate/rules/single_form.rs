@@ -18,7 +18,7 @@ use super::super::splice::{indent_at, js_string};
 use super::super::wrap;
 use super::listed_batch::{self, Listed};
 use super::{Draft, cut};
-use mcpevol_core::inventory::{ParamSite, Tool};
+use mcpevol_core::inventory::{Param, ParamSite, Tool};
 use mcpevol_core::words;
 use mcpevol_oracle::validate::Effect;
 
@@ -47,8 +47,18 @@ enum Sites<'t> {
     Listed(Listed<'t>),
 }
 
-/// The sites a single form of `tool` is written from, or why it can have none.
-pub(super) fn check<'t>(tool: &'t Tool, all: &[Tool]) -> Result<SingleForm<'t>, &'static str> {
+/// What a single form of a tool is: its name, the tool's list parameter, and the noun of
+/// one entry, in the singular (`entity`).
+pub(super) struct ListTool<'t> {
+    pub(super) name: String,
+    pub(super) list: &'t Param,
+    pub(super) noun: String,
+}
+
+/// Whether `tool` can have a single form in any style: a name of a verb that acts on each
+/// entry alone and a plural noun, free in the singular, and one required parameter that is a
+/// list of objects or strings.
+pub(super) fn list_tool<'t>(tool: &'t Tool, all: &[Tool]) -> Result<ListTool<'t>, &'static str> {
     let name = words::singular_name(&tool.name)
         .ok_or("its name does not end in a plural, so it has no single form")?;
     let all_words = words::words(&tool.name);
@@ -79,11 +89,17 @@ pub(super) fn check<'t>(tool: &'t Tool, all: &[Tool]) -> Result<SingleForm<'t>, 
     if matches!(list.shape.items.as_deref(), Some("number" | "integer")) {
         return Err("its list is of numbers, which a tool takes together (a sum, a mean)");
     }
+    let noun = words::singular(all_words.last().expect("a name has words"))
+        .expect("a singular name has a singular last word");
+    Ok(ListTool { name, list, noun })
+}
+
+/// The sites a single form of `tool` is written from, or why it can have none.
+pub(super) fn check<'t>(tool: &'t Tool, all: &[Tool]) -> Result<SingleForm<'t>, &'static str> {
+    let ListTool { name, list, noun } = list_tool(tool, all)?;
     let param = (tool.sites.schema.as_ref())
         .and_then(|s| s.params.iter().find(|p| p.name == list.name))
         .ok_or("its list parameter is not written out")?;
-    let noun = words::singular(all_words.last().expect("a name has words"))
-        .expect("a singular name has a singular last word");
     let sites = match (batch_form::inline_sites(tool), listed_batch::listed(tool)) {
         (Ok(inline), _) => Sites::Inline(inline),
         (_, Ok(listed)) => Sites::Listed(listed),
@@ -159,7 +175,7 @@ fn zod_entry(item: Node, src: &str) -> Entry {
 
 /// The argument the single form names a plain entry by: the list's name in the singular
 /// (`names`: `name`), or `value`.
-fn key_for(list: &str) -> String {
+pub(super) fn key_for(list: &str) -> String {
     let words = words::words(list);
     match words.last().and_then(|w| words::singular(w)) {
         Some(_) => words::singular_name(list).unwrap_or_else(|| list.to_string()),
