@@ -192,3 +192,20 @@ pub fn addition_claiming(
         .find(|p| p.effects.iter().any(&is))
         .expect("some seed adds the new tool asked for")
 }
+
+/// `proposal` as a snapshot shows it: its summary, claims and hunks.
+pub fn rendered(proposal: &Proposal) -> String {
+    let mut out = format!("## {}\n", proposal.summary);
+    for effect in &proposal.effects {
+        out.push_str(&format!(
+            "claims: {}\n",
+            serde_json::to_string(effect).unwrap()
+        ));
+    }
+    for h in &proposal.hunks {
+        out.push_str(&format!("--- {}\n", h.file));
+        (h.search.lines()).for_each(|l| out.push_str(&format!("-{l}\n")));
+        (h.replace.lines()).for_each(|l| out.push_str(&format!("+{l}\n")));
+    }
+    out
+}

@@ -81,6 +81,28 @@ fn proven_by_two_sets(rt: &tokio::runtime::Runtime, work: &std::path::Path, prop
     assert!(round.proof.is_proven(), "{:?}", round.proof);
 }
 
+/// Commits `proposal` on `work` with its loop over the argument sets (`loops`) made `first`
+/// (a loop over the first set only), and asserts the version is rejected for its answer to
+/// two sets.
+fn rejected_with_first_set_only(
+    rt: &tokio::runtime::Runtime,
+    work: &std::path::Path,
+    mut proposal: Proposal,
+    loops: &str,
+    first: &str,
+) {
+    let broken = (proposal.hunks.iter_mut())
+        .find(|h| h.replace.contains(loops))
+        .expect("the loop over the sets");
+    broken.replace = broken.replace.replace(loops, first);
+    let backend = mcpevol::evolve::Backend::Given {
+        proposal: Box::new(proposal),
+    };
+    let (status, reason, _) = one_round(rt, work, &backend);
+    assert_eq!(status, RoundStatus::Failed, "{reason}");
+    assert!(reason.contains("2 argument sets"), "{reason}");
+}
+
 #[test]
 fn the_rules_batch_form_runs_the_tool_on_each_set_and_commits_proven_by_its_claim() {
     let rt = tokio::runtime::Runtime::new().unwrap();
@@ -177,20 +199,14 @@ fn a_listed_tool_routed_by_a_switch_gets_a_plural_batch_form_proven_by_its_claim
 fn a_listed_batch_form_that_runs_its_first_set_only_is_rejected() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let (work, mut proposal) = listed_batch(&rt, dir.path());
-    let loops = "for (const set of sets)";
-    let broken = (proposal.hunks.iter_mut())
-        .find(|h| h.replace.contains(loops))
-        .expect("the loop over the sets");
-    broken.replace = broken
-        .replace
-        .replace(loops, "for (const set of sets.slice(0, 1))");
-    let backend = mcpevol::evolve::Backend::Given {
-        proposal: Box::new(proposal),
-    };
-    let (status, reason, _) = one_round(&rt, &work, &backend);
-    assert_eq!(status, RoundStatus::Failed, "{reason}");
-    assert!(reason.contains("2 argument sets"), "{reason}");
+    let (work, proposal) = listed_batch(&rt, dir.path());
+    rejected_with_first_set_only(
+        &rt,
+        &work,
+        proposal,
+        "for (const set of sets)",
+        "for (const set of sets.slice(0, 1))",
+    );
 }
 
 #[test]
@@ -228,18 +244,66 @@ fn a_python_batch_function_that_runs_its_first_set_only_is_rejected() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let work = common::oracle_fixture(&rt, "py-forms", &dir.path().join("w"));
-    let mut proposal = given::addition_claiming(&work, "get_note", Aliases::Refused, |e| {
+    let proposal = given::addition_claiming(&work, "get_note", Aliases::Refused, |e| {
         matches!(e, Effect::Batch { .. })
     });
-    let loops = "for arguments in items:";
-    let broken = (proposal.hunks.iter_mut())
-        .find(|h| h.replace.contains(loops))
-        .expect("the loop over the sets");
-    broken.replace = broken.replace.replace(loops, "for arguments in items[:1]:");
-    let backend = mcpevol::evolve::Backend::Given {
-        proposal: Box::new(proposal),
-    };
-    let (status, reason, _) = one_round(&rt, &work, &backend);
-    assert_eq!(status, RoundStatus::Failed, "{reason}");
-    assert!(reason.contains("2 argument sets"), "{reason}");
+    let (loops, first) = ("for arguments in items:", "for arguments in items[:1]:");
+    rejected_with_first_set_only(&rt, &work, proposal, loops, first);
+}
+
+#[test]
+fn a_registration_that_reads_a_constants_fields_gets_a_batch_form_copied_from_its_call() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let work = common::oracle_fixture(&rt, "held-fields", &dir.path().join("w"));
+    let proposal = given::addition_claiming(&work, "get_note", Aliases::Refused, |e| {
+        matches!(e, Effect::Batch { .. })
+    });
+    assert_eq!(proposal.added, ["get_notes"], "{}", proposal.summary);
+    let written: String = proposal.hunks.iter().map(|h| h.replace.as_str()).collect();
+    assert!(
+        written.contains(
+            "inputSchema: { items: z.array(z.object(GET_NOTE.schema.shape)).min(1).max(10)"
+        ),
+        "{written}"
+    );
+    proven_by_two_sets(&rt, &work, proposal);
+}
+
+#[test]
+fn a_batch_form_copied_from_a_call_that_runs_its_first_set_only_is_rejected() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let work = common::oracle_fixture(&rt, "held-fields", &dir.path().join("w"));
+    let proposal = given::addition_claiming(&work, "get_note", Aliases::Refused, |e| {
+        matches!(e, Effect::Batch { .. })
+    });
+    rejected_with_first_set_only(
+        &rt,
+        &work,
+        proposal,
+        "for (const set of sets)",
+        "for (const set of sets.slice(0, 1))",
+    );
+}
+
+#[test]
+fn the_batch_forms_of_each_style_match_their_snapshot() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let mut out = String::new();
+    for (fixture, tool) in [
+        ("held-fields", "get_note"),
+        ("held-tools", "get_note"),
+        ("py-forms", "get_note"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let work = common::oracle_fixture(&rt, fixture, &dir.path().join("w"));
+        let p = given::addition_claiming(&work, tool, Aliases::Refused, |e| {
+            matches!(e, Effect::Batch { .. })
+        });
+        out.push_str(&format!("# {fixture}\n{}\n", given::rendered(&p)));
+    }
+    insta::with_settings!({ snapshot_path => "../../snapshots", prepend_module_to_snapshot => false, omit_expression => true }, {
+        insta::assert_snapshot!("batch-forms", out);
+    });
 }

@@ -110,21 +110,12 @@ fn the_single_forms_of_each_style_match_their_snapshot() {
         ("list-tools", "open_notes"),
         ("list-tools-zod", "create_notes"),
         ("list-tools-zod", "read_notes"),
+        ("held-fields", "read_notes"),
+        ("py-forms", "open_notes"),
     ] {
         let dir = tempfile::tempdir().unwrap();
         let (_, p) = single_of(&rt, dir.path(), fixture, tool);
-        out.push_str(&format!("## {fixture}: {}\n", p.summary));
-        for effect in &p.effects {
-            out.push_str(&format!(
-                "claims: {}\n",
-                serde_json::to_string(effect).unwrap()
-            ));
-        }
-        for h in &p.hunks {
-            out.push_str(&format!("--- {}\n", h.file));
-            (h.search.lines()).for_each(|l| out.push_str(&format!("-{l}\n")));
-            (h.replace.lines()).for_each(|l| out.push_str(&format!("+{l}\n")));
-        }
+        out.push_str(&format!("# {fixture}\n{}", given::rendered(&p)));
         out.push('\n');
     }
     insta::with_settings!({ snapshot_path => "../../snapshots", prepend_module_to_snapshot => false, omit_expression => true }, {
@@ -145,6 +136,20 @@ fn a_decorated_python_tool_that_takes_a_list_gets_a_single_function_proven_by_it
     );
     assert!(
         written.contains("answer = run(titles=[title])"),
+        "{written}"
+    );
+    proven_by_one_entry(&rt, &work, proposal);
+}
+
+#[test]
+fn a_registration_that_reads_a_constants_fields_gets_a_single_form_copied_from_its_call() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (work, proposal) = single_of(&rt, dir.path(), "held-fields", "read_notes");
+    assert_eq!(proposal.added, ["read_note"], "{}", proposal.summary);
+    let written = written(&proposal);
+    assert!(
+        written.contains("inputSchema: { title: z.string() },"),
         "{written}"
     );
     proven_by_one_entry(&rt, &work, proposal);

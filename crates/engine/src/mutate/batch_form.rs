@@ -97,13 +97,16 @@ pub fn name_for(tool: &str) -> Option<String> {
 
 /// The zod shape of the batch form: `items`, 1 to [`MOST`] objects of the tool's own `shape`.
 pub fn shape(zod: &str, shape: &str, of: &str) -> String {
+    items_shape(zod, &format!("{zod}.object({shape})"), of)
+}
+
+/// The zod shape of the batch form whose argument sets each match the zod schema `item`.
+pub fn items_shape(zod: &str, item: &str, of: &str) -> String {
     let about = serde_json::to_string(&format!(
         "Argument sets for `{of}`, each as `{of}` takes them; run in order"
     ))
     .expect("a string serializes");
-    format!(
-        "{{ {ITEMS}: {zod}.array({zod}.object({shape})).min(1).max({MOST}).describe({about}) }}"
-    )
+    format!("{{ {ITEMS}: {zod}.array({item}).min(1).max({MOST}).describe({about}) }}")
 }
 
 /// The batch form's handler: the tool's own `handler` (an expression) called on each argument

@@ -15,6 +15,7 @@ mod loosen;
 pub mod param_names;
 pub mod prose;
 pub mod python;
+mod registration_call;
 pub mod reply;
 pub mod retext;
 pub mod rules;

@@ -8,6 +8,7 @@ use super::super::MutateError;
 use super::super::batch_form::{self, BatchSites};
 use super::super::prose::Note;
 use super::super::splice::{indent_at, js_string};
+use super::call_batch::{self, CallBatch};
 use super::copies::{self, Copyable, NOTHING_NEW};
 use super::listed_batch::{self, ListedBatch};
 use super::python_forms::{self, PyForm};
@@ -22,6 +23,7 @@ pub(super) struct Addition<'t> {
     copy: Result<Copyable<'t>, &'static str>,
     batch: Option<BatchSites<'t>>,
     listed: Option<ListedBatch<'t>>,
+    call: Option<CallBatch<'t>>,
     single: Option<SingleForm<'t>>,
     python: Option<PyForm<'t>>,
 }
@@ -32,6 +34,7 @@ impl Addition<'_> {
     pub(super) fn writes_new(&self) -> bool {
         self.batch.is_some()
             || self.listed.is_some()
+            || self.call.is_some()
             || self.single.is_some()
             || self.python.is_some()
     }
@@ -46,6 +49,7 @@ pub(super) fn check<'t>(
         copy: copies::check(tool, all),
         batch: batch_form::batchable(tool, all).ok(),
         listed: listed_batch::check(tool, all).ok(),
+        call: call_batch::check(tool, all).ok(),
         single: single_form::check(tool, all).ok(),
         python: python_forms::check(tool, all).ok(),
     };
@@ -113,6 +117,11 @@ impl Draft<'_> {
         if let Some(new) = batch {
             return Ok(NewTool::Batch(new));
         }
+        if let Some(call) = plan.call
+            && let Some(new) = self.add_call_batch(call, tool)?
+        {
+            return Ok(NewTool::Batch(new));
+        }
         if let Some(single) = plan.single
             && let Some(new) = self.add_single(single, tool)?
         {
@@ -168,12 +177,17 @@ impl Draft<'_> {
         ];
         let copy = cut(&text, reg, cuts);
         self.insert_beside(&text, reg, &copy)?;
-        self.added.push(new.clone());
+        self.record_batch(&new, tool);
+        Ok(new)
+    }
+
+    /// Records `new` as added, claimed as the batch form of `tool`.
+    pub(super) fn record_batch(&mut self, new: &str, tool: &Tool) {
+        self.added.push(new.to_string());
         self.effects.push(Effect::Batch {
-            tool: new.clone(),
+            tool: new.to_string(),
             source: tool.name.clone(),
             items: batch_form::ITEMS.to_string(),
         });
-        Ok(new)
     }
 }

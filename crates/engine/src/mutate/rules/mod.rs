@@ -9,6 +9,7 @@
 //! `behaviours.rs`, handler wrapping in `wrap.rs`, routing removal in `unroute.rs`.
 
 mod addition;
+mod call_batch;
 mod constraint;
 mod copies;
 mod descriptions;

@@ -12,13 +12,15 @@ use tree_sitter::Node;
 use super::super::MutateError;
 use super::super::around::Around;
 use super::super::batch_form::{self, BatchSites};
+use super::super::dialect::dialect_of;
 use super::super::dialect::handler_dialect;
 use super::super::prose::Note;
-use super::super::splice::{indent_at, js_string};
+use super::super::registration_call;
+use super::super::splice::{contains, find_word, indent_at, js_string};
 use super::super::wrap;
 use super::listed_batch::{self, Listed};
 use super::{Draft, cut};
-use mcpevol_core::inventory::{Param, ParamSite, Tool};
+use mcpevol_core::inventory::{Param, ParamSite, Span, Tool};
 use mcpevol_core::words;
 use mcpevol_oracle::validate::Effect;
 
@@ -45,6 +47,13 @@ pub(super) struct SingleForm<'t> {
 enum Sites<'t> {
     Inline(BatchSites<'t>),
     Listed(Listed<'t>),
+    /// A `registerTool` or `tool` call whose arguments read a definition declared elsewhere
+    /// (`CURRENT_TIME.schema`), with its handler written in it: the call's arguments are read
+    /// when the form is written (see `registration_call`).
+    Call {
+        reg: &'t Span,
+        zod: &'t str,
+    },
 }
 
 /// What a single form of a tool is: its name, the tool's list parameter, and the noun of
@@ -71,9 +80,8 @@ pub(super) fn list_tool<'t>(tool: &'t Tool, all: &[Tool]) -> Result<ListTool<'t>
     if all.iter().any(|t| t.name == name) {
         return Err("a tool already has the single form's name");
     }
-    if !tool.sites.output_keys.is_empty() {
-        return Err("it declares structured output, which the single form would have to restate");
-    }
+    // A declared output schema is copied with the registration: the single form answers as
+    // the tool does, structured content and all.
     let [list] = &tool
         .params
         .iter()
@@ -103,7 +111,7 @@ pub(super) fn check<'t>(tool: &'t Tool, all: &[Tool]) -> Result<SingleForm<'t>, 
     let sites = match (batch_form::inline_sites(tool), listed_batch::listed(tool)) {
         (Ok(inline), _) => Sites::Inline(inline),
         (_, Ok(listed)) => Sites::Listed(listed),
-        (Err(why), Err(_)) => return Err(why),
+        (Err(why), Err(_)) => call_sites(tool).ok_or(why)?,
     };
     Ok(SingleForm {
         sites,
@@ -111,6 +119,17 @@ pub(super) fn check<'t>(tool: &'t Tool, all: &[Tool]) -> Result<SingleForm<'t>, 
         param,
         noun,
     })
+}
+
+/// A registration call whose handler is written in it and whose zod spelling is known, to
+/// read the arguments of when the form is written.
+fn call_sites(tool: &Tool) -> Option<Sites<'_>> {
+    let reg = tool.sites.registration.as_ref()?;
+    let handler = tool.handler.as_ref()?;
+    let zod = tool.sites.schema.as_ref()?.zod.as_deref()?;
+    tool.sites.description.as_ref()?;
+    (dialect_of(&reg.file).writes_batches() && contains(reg, handler))
+        .then_some(Sites::Call { reg, zod })
 }
 
 /// What one entry of a list parameter is, read from its schema's text: an object whose fields
@@ -183,6 +202,16 @@ pub(super) fn key_for(list: &str) -> String {
     }
 }
 
+/// The single form's handler: the tool's own (at `at` in `text`), called with the list
+/// `list` of the one entry `one`.
+fn passing_on(text: &str, at: (usize, usize), list: &str, one: &str) -> String {
+    let code = &text[at.0..at.1];
+    let indent = indent_at(text, at.0);
+    format!(
+        "((handler) => async function (input, ...rest) {{\n{indent}  return handler.call(this, {{ {list}: [{one}] }}, ...rest);\n{indent}}})({code})"
+    )
+}
+
 /// `object` (an object literal whose later lines keep the indentation of where it was nested)
 /// with those lines moved so that its closing brace lines up with `indent`.
 fn reindent(object: &str, indent: &str) -> String {
@@ -219,6 +248,7 @@ impl Draft<'_> {
         let value = &text[param.value.bytes.0..param.value.bytes.1];
         let zod = match &sites {
             Sites::Inline(s) => Some(s.zod),
+            Sites::Call { zod, .. } => Some(*zod),
             Sites::Listed(_) => None,
         };
         let Some(entry) = entry(value, zod) else {
@@ -252,17 +282,34 @@ impl Draft<'_> {
                     Entry::Value(v) => format!("{{ {}: {v} }}", key.as_deref().unwrap_or("value")),
                 };
                 let reg = s.registration;
-                let code = &text[s.handler.bytes.0..s.handler.bytes.1];
-                let indent = indent_at(&text, s.handler.bytes.0);
-                let handler = format!(
-                    "((handler) => async function (input, ...rest) {{\n{indent}  return handler.call(this, {{ {list}: [{}] }}, ...rest);\n{indent}}})({code})",
-                    one("input")
-                );
+                let handler = passing_on(&text, s.handler.bytes, &list, &one("input"));
                 let cuts = vec![
                     (s.name.bytes, js_string(&new)),
                     (s.description.span.bytes, js_string(&about)),
                     (s.schema.object.bytes, shape),
                     (s.handler.bytes, handler),
+                ];
+                let copy = cut(&text, reg, cuts);
+                self.insert_beside(&text, reg, &copy)?;
+            }
+            Sites::Call { reg, zod } => {
+                let text = self.e.text(self.root, &reg.file)?.to_string();
+                let Some(call) = registration_call::read(&text, reg) else {
+                    return Ok(None);
+                };
+                if find_word(&text, zod).is_none() {
+                    return Ok(None);
+                }
+                let shape = match &entry {
+                    Entry::Fields(shape) => shape.clone(),
+                    Entry::Value(v) => format!("{{ {}: {v} }}", key.as_deref().unwrap_or("value")),
+                };
+                let handler = passing_on(&text, call.handler, &list, &one("input"));
+                let cuts = vec![
+                    (call.name, js_string(&new)),
+                    (call.description, js_string(&about)),
+                    (call.schema, shape),
+                    (call.handler, handler),
                 ];
                 let copy = cut(&text, reg, cuts);
                 self.insert_beside(&text, reg, &copy)?;
