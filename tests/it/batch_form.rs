@@ -262,9 +262,7 @@ fn a_registration_that_reads_a_constants_fields_gets_a_batch_form_copied_from_it
     assert_eq!(proposal.added, ["get_notes"], "{}", proposal.summary);
     let written: String = proposal.hunks.iter().map(|h| h.replace.as_str()).collect();
     assert!(
-        written.contains(
-            "inputSchema: { items: z.array(z.object(GET_NOTE.schema.shape)).min(1).max(10)"
-        ),
+        written.contains("inputSchema: { items: z.array(z.object({"),
         "{written}"
     );
     proven_by_two_sets(&rt, &work, proposal);

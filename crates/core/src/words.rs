@@ -28,12 +28,57 @@ pub fn join(base: &str, word: &str) -> String {
     }
 }
 
+/// `word` followed by `base`, in the case of `base`: `batch_get_notes`, `batchGetNotes`. A
+/// name whose last segment is camelCase after a prefix (`mcp_howtocook_getRecipes`) keeps its
+/// prefix first: `mcp_howtocook_batchGetRecipes`.
+pub fn prefixed(word: &str, base: &str) -> String {
+    if let Some(cut) = base.rfind(['_', '-']).map(|i| i + 1)
+        && base[cut..].chars().any(|c| c.is_ascii_uppercase())
+    {
+        return format!("{}{word}{}", &base[..cut], capitalized(&base[cut..]));
+    }
+    match case_of(base) {
+        Case::Snake => format!("{word}_{base}"),
+        Case::Kebab => format!("{word}-{base}"),
+        Case::Camel => format!("{word}{}", capitalized(base)),
+    }
+}
+
 /// `word` with its first letter in capitals: `recipe` gives `Recipe`.
 pub fn capitalized(word: &str) -> String {
     let mut chars = word.chars();
     let first = chars.next().map(|c| c.to_ascii_uppercase()).into_iter();
     first.chain(chars).collect()
 }
+
+/// Nouns that take no `s` in the plural: already plural, or uncounted.
+const UNCOUNTED: &[&str] = &[
+    "dice",
+    "data",
+    "media",
+    "news",
+    "info",
+    "information",
+    "metadata",
+    "series",
+    "species",
+    "people",
+    "children",
+    "criteria",
+    "feedback",
+    "software",
+    "hardware",
+    "equipment",
+    "weather",
+    "research",
+    "advice",
+    "code",
+    "content",
+    "evidence",
+    "knowledge",
+    "traffic",
+    "music",
+];
 
 /// `name` with its last word in the plural, in the name's own case (`get_note`: `get_notes`,
 /// `getRecipeById`: `getRecipeByIds`), or None where the last word reads as a plural already
@@ -47,6 +92,10 @@ pub fn plural_name(name: &str) -> Option<String> {
     let (head, last) = name.split_at(cut);
     let lower = last.to_ascii_lowercase();
     if lower.len() < 2 || !lower.chars().all(|c| c.is_ascii_alphabetic()) {
+        return None;
+    }
+    // Words that are plural, or have no plural, already: `roll_dice` has no `roll_dices`.
+    if UNCOUNTED.contains(&lower.as_str()) {
         return None;
     }
     let singular_s = ["ss", "us", "is"].iter().any(|e| lower.ends_with(e));
@@ -169,6 +218,25 @@ mod tests {
                 .collect();
             assert_eq!(spans, words(name), "{name}");
         }
+    }
+
+    #[test]
+    fn a_word_already_plural_or_uncounted_takes_no_s() {
+        assert_eq!(plural_name("roll_dice"), None);
+        assert_eq!(plural_name("get_weather"), None);
+        assert_eq!(plural_name("get_note").as_deref(), Some("get_notes"));
+    }
+
+    #[test]
+    fn a_prefixed_name_follows_the_names_case() {
+        assert_eq!(prefixed("batch", "search_nodes"), "batch_search_nodes");
+        assert_eq!(prefixed("batch", "count-matches"), "batch-count-matches");
+        assert_eq!(prefixed("batch", "getRecipes"), "batchGetRecipes");
+        assert_eq!(prefixed("batch", "diff"), "batch_diff");
+        assert_eq!(
+            prefixed("batch", "mcp_howtocook_getAllRecipes"),
+            "mcp_howtocook_batchGetAllRecipes"
+        );
     }
 
     #[test]

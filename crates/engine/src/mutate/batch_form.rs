@@ -74,15 +74,17 @@ pub fn inline_sites(tool: &Tool) -> Result<BatchSites<'_>, &'static str> {
 }
 
 /// The name of `tool`'s batch form, or why it can have none: it answers in structured output
-/// (a batch's joined answer has none), its name has no singular noun to put in the plural, or
+/// (a batch's joined answer has none), it takes a list already (a batch form does), or
 /// another tool has that name.
 pub fn free_name(tool: &Tool, all: &[Tool]) -> Result<String, &'static str> {
     if !tool.sites.output_keys.is_empty() {
         return Err("it declares structured output, which a batch's joined answer does not have");
     }
-    let batch_name = name_for(&tool.name).ok_or(
-        "its name ends in a plural (or no noun), so its batch form has no name of its own",
-    )?;
+    // A tool that takes a list (a batch form, `create_entities`) has its several already.
+    if (tool.params.iter()).any(|p| p.required && p.ty.as_deref() == Some("array")) {
+        return Err("it takes a list already");
+    }
+    let batch_name = name_for(&tool.name);
     if all.iter().any(|t| t.name == batch_name) {
         return Err("a tool already has the batch form's name");
     }
@@ -90,9 +92,11 @@ pub fn free_name(tool: &Tool, all: &[Tool]) -> Result<String, &'static str> {
 }
 
 /// The batch form's name: the tool's, its last word in the plural (`get_note`: `get_notes`),
-/// as a maintainer names a tool that takes several of what the other takes one of.
-pub fn name_for(tool: &str) -> Option<String> {
-    words::plural_name(tool)
+/// as a maintainer names a tool that takes several of what the other takes one of; where the
+/// name ends in a plural already (or in no noun), the tool's with `batch` before it
+/// (`search_nodes`: `batch_search_nodes`), as batch endpoints are named.
+pub fn name_for(tool: &str) -> String {
+    words::plural_name(tool).unwrap_or_else(|| words::prefixed(SUFFIX, tool))
 }
 
 /// The zod shape of the batch form: `items`, 1 to [`MOST`] objects of the tool's own `shape`.

@@ -32,10 +32,11 @@ pub fn read(text: &str, reg: &Span) -> Option<CallSites> {
         .filter(|a| a.kind() != "comment")
         .collect();
     let at = |n: Node| (reg.bytes.0 + n.start_byte(), reg.bytes.0 + n.end_byte());
+    // The callback, written in the call or named (`handleGetNote`, `handlers.getNote`).
     let handler = *args.last()?;
     if !matches!(
         handler.kind(),
-        "arrow_function" | "function_expression" | "function"
+        "arrow_function" | "function_expression" | "function" | "identifier" | "member_expression"
     ) {
         return None;
     }
@@ -79,18 +80,6 @@ fn first_call(n: Node) -> Option<Node> {
     children.into_iter().find_map(first_call)
 }
 
-/// The zod schema of an object whose shape or schema `expression` is: an object literal or a
-/// `.shape` is a shape, made an object with `zod`; anything else is taken as the schema itself
-/// (`CURRENT_TIME.schema`, declared as `z.object(...)`).
-pub fn object_schema(expression: &str, zod: &str) -> String {
-    let e = expression.trim();
-    if e.starts_with('{') || e.ends_with(".shape") {
-        format!("{zod}.object({e})")
-    } else {
-        e.to_string()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -122,16 +111,9 @@ mod tests {
         let three = "server.tool(N, S.shape, async (a) => a)";
         assert_eq!(read(three, &span(three)), None);
         let named = "server.tool(N, D, S, handleIt)";
-        assert_eq!(read(named, &span(named)), None);
-    }
-
-    #[test]
-    fn a_shape_is_made_an_object_and_a_schema_is_kept() {
-        assert_eq!(object_schema("S.shape", "z"), "z.object(S.shape)");
-        assert_eq!(
-            object_schema("{ a: z.string() }", "z"),
-            "z.object({ a: z.string() })"
-        );
-        assert_eq!(object_schema("T.schema", "z"), "T.schema");
+        let s = read(named, &span(named)).expect("a named handler");
+        assert_eq!(&named[s.handler.0..s.handler.1], "handleIt");
+        let object = "server.tool(N, D, S, { a: 1 })";
+        assert_eq!(read(object, &span(object)), None);
     }
 }

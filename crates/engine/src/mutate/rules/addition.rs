@@ -154,7 +154,7 @@ impl Draft<'_> {
             zod,
             handler,
         } = sites;
-        let new = batch_form::name_for(&tool.name).expect("checked by batchable");
+        let new = batch_form::name_for(&tool.name);
         let about = self.writer().note(&Note::Batch {
             of: &tool.name,
             items: batch_form::ITEMS,

@@ -1,6 +1,6 @@
 //! A batch form of a tool registered by a `registerTool` or `tool` call whose name,
 //! description and schema arguments read a definition declared elsewhere (`T.name`,
-//! `T.schema`) and whose handler is written in the call: the call copied with those arguments
+//! `T.schema`), or whose handler is a function it names: the call copied with those arguments
 //! rewritten (see `registration_call`), the handler running the tool's own on each set.
 
 use super::super::MutateError;
@@ -8,9 +8,10 @@ use super::super::batch_form::{self, ITEMS};
 use super::super::dialect::dialect_of;
 use super::super::prose::Note;
 use super::super::registration_call;
-use super::super::splice::{contains, find_word, indent_at, js_string};
+use super::super::splice::{find_word, indent_at, js_string};
+use super::single_form::reindent;
 use super::{Draft, cut};
-use mcpevol_core::inventory::{Span, Tool};
+use mcpevol_core::inventory::{Span, Style, Tool};
 
 /// Where a call's batch form is written from: the call, and how its file spells zod.
 pub(super) struct CallBatch<'t> {
@@ -29,8 +30,12 @@ pub(super) fn check<'t>(tool: &'t Tool, all: &[Tool]) -> Result<CallBatch<'t>, &
     if !dialect_of(&reg.file).writes_batches() {
         return Err("a batch form is written for JavaScript registrations only");
     }
-    if !tool.handler.as_ref().is_some_and(|h| contains(reg, h)) {
-        return Err("its handler is not written where it is registered");
+    if tool.handler.is_none() {
+        return Err("its handler was not found");
+    }
+    // A call (`registerTool`, `tool`) registers it: not a list entry routed by name.
+    if tool.style != Style::Register || !tool.sites.routes.is_empty() {
+        return Err("it is not registered by a call of its own");
     }
     // The call's arguments are told apart where it passes a description (see
     // `registration_call`).
@@ -74,8 +79,17 @@ impl Draft<'_> {
             items: ITEMS,
             most: batch_form::MOST,
         });
-        let schema = &text[call.schema.0..call.schema.1];
-        let item = registration_call::object_schema(schema, zod);
+        // The tool's shape copied, not named (`z.array(T.schema)`): a later change of the tool's
+        // schema would change the batch form's too, a change no release asked for.
+        let Some(shape) = (tool.sites.schema.as_ref())
+            .map(|s| &s.object)
+            .filter(|o| o.file == reg.file)
+            .map(|o| &text[o.bytes.0..o.bytes.1])
+        else {
+            return Ok(None);
+        };
+        let shape = reindent(shape, indent_at(&text, call.schema.0));
+        let item = format!("{zod}.object({shape})");
         let code = &text[call.handler.0..call.handler.1];
         let cuts = vec![
             (call.name, js_string(&new)),

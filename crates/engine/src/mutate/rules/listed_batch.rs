@@ -41,15 +41,7 @@ pub(super) fn check<'t>(tool: &'t Tool, all: &[Tool]) -> Result<ListedBatch<'t>,
     if tool.params.is_empty() {
         return Err("it takes no arguments, so a batch of calls would repeat one answer");
     }
-    if !tool.sites.output_keys.is_empty() {
-        return Err("it declares structured output, which a batch's joined answer does not have");
-    }
-    let plural = batch_form::name_for(&tool.name).ok_or(
-        "its name ends in a plural (or no noun), so its batch form has no name of its own",
-    )?;
-    if all.iter().any(|t| t.name == plural) {
-        return Err("a tool already has the batch form's name");
-    }
+    let plural = batch_form::free_name(tool, all)?;
     Ok(ListedBatch { def, plural })
 }
 

@@ -41,7 +41,7 @@ impl PyForm<'_> {
     }
 }
 
-/// The Python form `tool` can be given (its batch form where it has one, else its single
+/// The Python form `tool` can be given (its single form where it takes a list, else its batch
 /// form), or why it has none. Its function's signature is read when the form is written.
 pub(super) fn check<'t>(tool: &'t Tool, all: &[Tool]) -> Result<PyForm<'t>, &'static str> {
     if !python::names_by_registration(tool) {
@@ -49,17 +49,18 @@ pub(super) fn check<'t>(tool: &'t Tool, all: &[Tool]) -> Result<PyForm<'t>, &'st
     }
     let reg = (tool.sites.registration.as_ref()).ok_or("no registration site was found")?;
     let handler = tool.handler.as_ref().ok_or("its handler was not found")?;
-    let kind = match (tool.params.is_empty(), batch_form::free_name(tool, all)) {
-        (false, Ok(name)) => PyKind::Batch { name },
-        _ => {
-            let ListTool { name, list, noun } = single_form::list_tool(tool, all)?;
-            PyKind::Single {
-                name,
-                list: list.name.clone(),
-                key: single_form::key_for(&list.name),
-                noun,
-            }
-        }
+    let kind = match (
+        single_form::list_tool(tool, all),
+        batch_form::free_name(tool, all),
+    ) {
+        (Ok(ListTool { name, list, noun }), _) => PyKind::Single {
+            name,
+            list: list.name.clone(),
+            key: single_form::key_for(&list.name),
+            noun,
+        },
+        (Err(_), Ok(name)) if !tool.params.is_empty() => PyKind::Batch { name },
+        (Err(why), _) => return Err(why),
     };
     Ok(PyForm { reg, handler, kind })
 }

@@ -16,11 +16,11 @@ use super::super::dialect::dialect_of;
 use super::super::dialect::handler_dialect;
 use super::super::prose::Note;
 use super::super::registration_call;
-use super::super::splice::{contains, find_word, indent_at, js_string};
+use super::super::splice::{find_word, indent_at, js_string};
 use super::super::wrap;
 use super::listed_batch::{self, Listed};
 use super::{Draft, cut};
-use mcpevol_core::inventory::{Param, ParamSite, Span, Tool};
+use mcpevol_core::inventory::{Param, ParamSite, Span, Style, Tool};
 use mcpevol_core::words;
 use mcpevol_oracle::validate::Effect;
 
@@ -121,15 +121,15 @@ pub(super) fn check<'t>(tool: &'t Tool, all: &[Tool]) -> Result<SingleForm<'t>, 
     })
 }
 
-/// A registration call whose handler is written in it and whose zod spelling is known, to
-/// read the arguments of when the form is written.
+/// A registration call with a description and a zod schema whose spelling is known, to read
+/// the arguments of when the form is written.
 fn call_sites(tool: &Tool) -> Option<Sites<'_>> {
     let reg = tool.sites.registration.as_ref()?;
-    let handler = tool.handler.as_ref()?;
+    tool.handler.as_ref()?;
     let zod = tool.sites.schema.as_ref()?.zod.as_deref()?;
     tool.sites.description.as_ref()?;
-    (dialect_of(&reg.file).writes_batches() && contains(reg, handler))
-        .then_some(Sites::Call { reg, zod })
+    let by_call = tool.style == Style::Register && tool.sites.routes.is_empty();
+    (by_call && dialect_of(&reg.file).writes_batches()).then_some(Sites::Call { reg, zod })
 }
 
 /// What one entry of a list parameter is, read from its schema's text: an object whose fields
@@ -214,7 +214,7 @@ fn passing_on(text: &str, at: (usize, usize), list: &str, one: &str) -> String {
 
 /// `object` (an object literal whose later lines keep the indentation of where it was nested)
 /// with those lines moved so that its closing brace lines up with `indent`.
-fn reindent(object: &str, indent: &str) -> String {
+pub(super) fn reindent(object: &str, indent: &str) -> String {
     let lines: Vec<&str> = object.lines().collect();
     let Some(last) = lines.last().filter(|_| lines.len() > 1) else {
         return object.to_string();
