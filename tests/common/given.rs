@@ -134,9 +134,11 @@ pub fn expansion_where(
                 constraint: ConstraintKind::Bound,
                 aliases: Aliases::Allowed,
             };
-            rules::propose(Builtin::FlexibleExpansion, &ctx).unwrap()
+            // A seed whose draw names no parameter the tool can show at work proposes nothing.
+            rules::propose(Builtin::FlexibleExpansion, &ctx).ok()
         })
-        .find(|p| wanted(p))
+        .find(|p| p.as_ref().is_some_and(&wanted))
+        .flatten()
 }
 
 /// The round's committed proposal of `backend` run on `work`, and its check of the claim that

@@ -342,3 +342,37 @@ fn a_release_adds_no_alias_where_no_form_fits_and_a_round_still_may() {
         round.added
     );
 }
+
+/// The batch form's handler is a function of its own, not a wrapper: two later changes that
+/// each add a parameter to the batch form leave one wrapper around it, and none stacked.
+#[test]
+fn a_batch_form_changed_twice_later_holds_one_wrapper() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    // A tool whose answer is several lines, which a new parameter can be seen cutting.
+    let work = common::oracle_fixture(&rt, "pages", &dir.path().join("w"));
+    let proposal = given::addition_claiming(&work, "list_fruit", Aliases::Refused, |e| {
+        matches!(e, Effect::Batch { .. })
+    });
+    let batch = proposal.added[0].clone();
+    let (round, _) =
+        given::claim_checked(&rt, &work, proposal, |e| matches!(e, Effect::Batch { .. }));
+    assert!(round.proof.is_proven(), "{:?}", round.proof);
+    let before = std::fs::read_to_string(work.join("server.js")).unwrap();
+    assert_eq!(mcpevol::realism::wrappers(&before), (0, 0), "{before}");
+    // The first change adds one cut by characters, so that a cut by lines is left to add.
+    for i in 0..2 {
+        let proposal = given::expansion_where(&work, &batch, false, |p| match i {
+            0 => matches!(p.effects[..], [Effect::TruncateChars { .. }]),
+            _ => p.effects.iter().any(|e| e.param().is_some()),
+        })
+        .expect("some seed adds a parameter to the batch form");
+        let backend = mcpevol::evolve::Backend::Given {
+            proposal: Box::new(proposal),
+        };
+        let (status, reason, _) = given::one_round(&rt, &work, &backend);
+        assert_eq!(status, RoundStatus::Committed, "{reason}");
+    }
+    let text = std::fs::read_to_string(work.join("server.js")).unwrap();
+    assert_eq!(mcpevol::realism::wrappers(&text), (1, 0), "{text}");
+}

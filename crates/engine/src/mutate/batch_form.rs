@@ -113,21 +113,28 @@ pub fn items_shape(zod: &str, item: &str, of: &str) -> String {
     format!("{{ {ITEMS}: {zod}.array({item}).min(1).max({MOST}).describe({about}) }}")
 }
 
-/// The batch form's handler: the tool's own `handler` (an expression) called on each argument
-/// set in turn, the content parts of the answers joined (a bare string answer is one text
-/// part); the first answer that is an error is the batch's answer. Written as the wrapper of
-/// `mutate::wrap` is, valid TypeScript as well; `indent` is that of the line the handler starts
-/// on.
+/// The batch form's handler: the tool's own `handler` (an expression, copied as it is, so that
+/// a template literal in it keeps its text) held in a local and called on each argument set in
+/// turn, the content parts of the answers joined (a bare string answer is one text part); the
+/// first answer that is an error is the batch's answer. A plain function, as a maintainer
+/// writes a loop over the single tool, and no wrapper: a later change of the batch form wraps
+/// or edits it as it would any handler. Valid TypeScript as well; `indent` is that of the line
+/// the handler starts on.
 pub fn handler(handler: &str, indent: &str) -> String {
+    let one = ["runOne", "runOneSet", "runSingle"]
+        .into_iter()
+        .find(|n| !handler.contains(n))
+        .unwrap_or("runOneOfTheBatch");
     let lines = [
-        (0, "((handler) => async function (...callArgs) {".to_string()),
-        (1, format!("const sets = callArgs[0]?.{ITEMS};")),
+        (0, "async (args, ...rest) => {".to_string()),
+        (1, format!("const {one} = {};", nested(handler))),
+        (1, format!("const sets = args?.{ITEMS};")),
         (1, "if (!Array.isArray(sets) || sets.length === 0) {".to_string()),
         (2, format!("throw new Error(\"{ITEMS}: give at least one set of arguments\");")),
         (1, "}".to_string()),
         (1, "const content = [];".to_string()),
         (1, "for (const set of sets) {".to_string()),
-        (2, "const answer = await handler.apply(this, [set ?? {}, ...callArgs.slice(1)]);".to_string()),
+        (2, format!("const answer = await {one}(set ?? {{}}, ...rest);")),
         (2, "if (answer?.isError) {".to_string()),
         (3, "return answer;".to_string()),
         (2, "}".to_string()),
@@ -135,18 +142,36 @@ pub fn handler(handler: &str, indent: &str) -> String {
         (2, "content.push(...(Array.isArray(answer?.content) ? answer.content : typeof answer === \"string\" ? [{ type: \"text\", text: answer }] : answer?.type ? [answer] : []));".to_string()),
         (1, "}".to_string()),
         (1, "return { content };".to_string()),
-        (0, "})(".to_string()),
+        (0, "}".to_string()),
     ];
     let mut out = String::new();
     for (i, (depth, line)) in lines.iter().enumerate() {
         if i > 0 {
+            out.push('\n');
             out.push_str(indent);
         }
         out.push_str(&"  ".repeat(*depth));
         out.push_str(line);
-        out.push('\n');
     }
-    format!("{out}{indent}{handler})")
+    out
+}
+
+/// `code` with its lines after the first a level deeper, as it is when it moves into a block;
+/// as it is where a line break is inside a string (a template literal spanning lines, a line
+/// continued with `\\`), whose text the indent would change.
+fn nested(code: &str) -> String {
+    let in_string = code
+        .lines()
+        .any(|l| l.matches('`').count() % 2 == 1 || l.ends_with('\\'));
+    if in_string {
+        return code.to_string();
+    }
+    let mut lines = code.lines();
+    let first = lines.next().unwrap_or_default().to_string();
+    lines.fold(first, |out, l| match l.trim().is_empty() {
+        true => format!("{out}\n{l}"),
+        false => format!("{out}\n  {l}"),
+    })
 }
 
 #[cfg(test)]
@@ -170,7 +195,24 @@ mod tests {
         );
         assert!(h.contains("for (const set of sets)"), "{h}");
         assert!(h.contains("if (answer?.isError)"), "{h}");
-        assert!(h.ends_with("(\n  async ({ q }) => ({ content: [{ type: \"text\", text: q }] }))"));
-        assert!(h.contains("\n    const sets = "), "{h}");
+        assert!(h.contains(
+            "\n    const runOne = async ({ q }) => ({ content: [{ type: \"text\", text: q }] });"
+        ));
+        assert!(h.contains("await runOne(set ?? {}, ...rest)"), "{h}");
+        assert!(h.ends_with("\n  }"), "{h}");
+        assert!(
+            !h.contains("handler.apply"),
+            "no wrapper around the copy: {h}"
+        );
+    }
+
+    #[test]
+    fn a_copied_handler_moves_a_level_in_unless_a_string_spans_its_lines() {
+        assert_eq!(
+            nested("async () => {\n  go();\n}"),
+            "async () => {\n    go();\n  }"
+        );
+        let template = "async () => `a\n  b`";
+        assert_eq!(nested(template), template);
     }
 }

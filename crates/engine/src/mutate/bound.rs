@@ -49,6 +49,20 @@ impl Bound {
                 Bound::Maximum(20)
             }
             "number" | "integer" if says(&["port"]) => Bound::Maximum(65535),
+            // Sizes of text, then lines of it, then waits: each as large as such a value gets
+            // in use, and under the 100000 the oracle probes bounds with.
+            "number" | "integer"
+                if says(&["length", "chars", "characters", "size", "bytes", "tokens"]) =>
+            {
+                Bound::Maximum(50_000)
+            }
+            "number" | "integer" if says(&["lines", "rows", "entries"]) => Bound::Maximum(10_000),
+            "number" | "integer" if says(&["ms", "millis", "milliseconds"]) => {
+                Bound::Maximum(60_000)
+            }
+            "number" | "integer" if says(&["seconds", "secs", "timeout", "wait"]) => {
+                Bound::Maximum(3600)
+            }
             "number" | "integer" => Bound::Maximum(1_000_000),
             "array" if says(&["ids", "paths", "files", "urls", "names"]) => Bound::MaxItems(50),
             "array" => Bound::MaxItems(100),
@@ -125,5 +139,32 @@ impl Bound {
     /// Words for the round's summary: "maxLength 500".
     pub fn words(self) -> String {
         self.json().replace(':', "")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bound_is_sized_by_what_the_parameters_name_says_it_counts() {
+        let max = |name: &str| match Bound::for_param(name, "integer") {
+            Some(Bound::Maximum(n)) => n,
+            other => panic!("{name}: {other:?}"),
+        };
+        assert_eq!(max("maxOutputLength"), 50_000);
+        assert_eq!(max("max_chars"), 50_000);
+        assert_eq!(max("max_lines"), 10_000);
+        assert_eq!(max("timeout_ms"), 60_000);
+        assert_eq!(max("timeoutSeconds"), 3600);
+        assert_eq!(max("limit"), 1000);
+        assert!(
+            max("maxOutputLength") < 100_000,
+            "the oracle probes bounds under 100000"
+        );
+        assert_eq!(
+            Bound::for_param("query", "string"),
+            Some(Bound::MaxLength(500))
+        );
     }
 }

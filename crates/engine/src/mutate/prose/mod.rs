@@ -371,6 +371,7 @@ fn says_presence(description: &str) -> bool {
     [
         "optional",
         "required",
+        "must be given",
         "leave it out",
         "left out",
         "without it",

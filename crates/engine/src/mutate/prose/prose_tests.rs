@@ -111,6 +111,21 @@ fn parameter_sentences_come_from_its_schema_and_nothing_else() {
     assert!(["Required.", "It must be given."].contains(&w.param_facts(&bare)[0].as_str()));
 }
 
+#[test]
+fn a_parameter_whose_description_says_it_is_required_is_not_told_so_again() {
+    let mut rng = Rng::new(3);
+    let mut w = Writer::new(&mut rng);
+    for said in [
+        "The city. It must be given.",
+        "The city. Required.",
+        "The city (optional)",
+    ] {
+        let mut p = param("city", "string", true, ParamShape::default());
+        p.description = Some(said.into());
+        assert_eq!(w.param_facts(&p), Vec::<String>::new(), "{said}");
+    }
+}
+
 /// Every sentence the writer makes, added to a description, passes the description check.
 #[test]
 fn every_wording_passes_the_description_check() {
