@@ -78,50 +78,70 @@ impl Oracle<'_> {
             ));
             return (outcome, judged);
         }
-        // What varies in the reference's answers, learned from its two calls, part by part and
-        // reworked as the claim says; where most of a part varies, only its status can be
-        // compared (which proves nothing).
         let rework = |o: &Outcome| -> Vec<String> { o.parts.iter().map(|p| cut(p)).collect() };
-        let (first, second) = (rework(&before), rework(&after));
-        let learned: Vec<Volatile> = (first.iter().zip(&second))
-            .map(|(x, y)| Volatile::learn(x, y))
-            .collect();
-        let steady = after.status == CallStatus::Ok
-            && first.len() == second.len()
-            && learned.iter().all(|v| v.hole_share() <= 0.5);
-        // Where the reference's answers changed between its calls but not in their number of
-        // parts, a batch still answers that number `times` over.
-        let parts = before.parts.len();
-        if !steady
-            && times > 1
-            && after.parts.len() == parts
-            && outcome.parts.len() != times * parts
-        {
-            let judged = Judged::failed(format!(
-                "it answered {} parts where {times} answers of `{reference}` have {}",
-                outcome.parts.len(),
-                times * parts
-            ));
-            return (outcome, judged);
-        }
-        if !steady {
-            return (outcome, Judged::passed(Some(Compared::CallStatus)));
-        }
-        // A batch of `times` identical argument sets answers the reference's parts `times` over.
-        let expected: Vec<String> = (0..times)
-            .flat_map(|_| learned.iter().map(Volatile::reference))
-            .collect();
-        let now: Vec<String> = (outcome.parts.iter().enumerate())
-            .map(|(i, p)| match learned.len() {
-                0 => tidy(&read(p)),
-                n => learned[i % n].normalize(&read(p)),
-            })
-            .collect();
-        let judged = if now == expected {
-            Judged::passed(Some(Compared::Output))
-        } else {
+        let first = rework(&before);
+        let mut after = after;
+        let mut probes = 0;
+        loop {
+            // What varies in the reference's answers, learned from its two calls, part by part
+            // and reworked as the claim says; where most of a part varies, only its status can
+            // be compared (which proves nothing).
+            let second = rework(&after);
+            let learned: Vec<Volatile> = (first.iter().zip(&second))
+                .map(|(x, y)| Volatile::learn(x, y))
+                .collect();
+            let steady = after.status == CallStatus::Ok
+                && first.len() == second.len()
+                && learned.iter().all(|v| v.hole_share() <= 0.5);
+            // Where the reference's answers changed between its calls but not in their number
+            // of parts, a batch still answers that number `times` over.
+            let parts = before.parts.len();
+            if !steady
+                && times > 1
+                && after.parts.len() == parts
+                && outcome.parts.len() != times * parts
+            {
+                let judged = Judged::failed(format!(
+                    "it answered {} parts where {times} answers of `{reference}` have {}",
+                    outcome.parts.len(),
+                    times * parts
+                ));
+                return (outcome, judged);
+            }
+            if !steady {
+                return (outcome, Judged::passed(Some(Compared::CallStatus)));
+            }
+            // A batch of `times` identical argument sets answers the reference's parts `times`
+            // over.
+            let expected: Vec<String> = (0..times)
+                .flat_map(|_| learned.iter().map(Volatile::reference))
+                .collect();
+            let now: Vec<String> = (outcome.parts.iter().enumerate())
+                .map(|(i, p)| match learned.len() {
+                    0 => tidy(&read(p)),
+                    n => learned[i % n].normalize(&read(p)),
+                })
+                .collect();
+            if now == expected {
+                return (outcome, Judged::passed(Some(Compared::Output)));
+            }
+            // Two alike answers do not make a steady tool: a die rolls the same number twice
+            // one time in six. Before a difference fails the claim, the reference is asked
+            // again; an answer unlike the first shows what varies, and the claim is judged anew.
+            let mut unlike = None;
+            while unlike.is_none() && probes < PROBES {
+                probes += 1;
+                let again = self.call(reference, plain).await;
+                if again.status == CallStatus::Ok && rework(&again) != first {
+                    unlike = Some(again);
+                }
+            }
+            if let Some(again) = unlike {
+                after = again;
+                continue;
+            }
             let difference = judge::first_difference(&expected.join("\n"), &now.join("\n"));
-            Judged::failed(match times {
+            let judged = Judged::failed(match times {
                 1 => {
                     format!(
                         "the answer is not `{reference}`'s answer{reworked} as claimed: {difference}"
@@ -130,11 +150,15 @@ impl Oracle<'_> {
                 _ => format!(
                     "the answer is not `{reference}`'s answers to the {times} argument sets, in order: {difference}"
                 ),
-            })
-        };
-        (outcome, judged)
+            });
+            return (outcome, judged);
+        }
     }
 }
+
+/// How many more times the reference is called, where its two answers agreed but the claimed
+/// answer differs from them, to tell a tool whose answers vary from a broken claim.
+const PROBES: usize = 4;
 
 /// How a claimed answer follows from the reference's: each part reworked by `cut` (where the
 /// reference changed between its two calls, each claimed part must still `fit`), the parts
