@@ -57,6 +57,7 @@ mod servers_npm;
 mod single_form;
 mod source_layout;
 mod substitute;
+mod table_router;
 mod title;
 mod unreachable;
 mod untrusted_input;

@@ -133,3 +133,48 @@ fn a_title_added_at_the_top_or_in_the_annotations_is_one_non_breaking_change_of_
     assert_eq!(renamed.len(), 1, "{renamed:?}");
     assert_eq!(renamed[0].kind(), ChangeKind::ToolTitleChanged);
 }
+
+/// Where a loop registers definition objects reading their fields one by one
+/// (`server.tool(t.name, t.description, ...)`), a title written in the definition would never
+/// be listed: the rules write none there, and still write one on a listed JSON definition and
+/// in a `registerTool` config that reads a constant's description.
+#[test]
+fn no_title_is_written_in_a_definition_whose_fields_a_loop_reads_one_by_one() {
+    use mcpevol::mutate::{Aliases, Context, rules};
+    common::require_npm_install(&common::repo().join("fixtures"));
+    for (fixture, tool, fits) in [
+        ("loop-register", "kv_set", false),
+        ("oracle/kiosk", "upper", true),
+        ("oracle/held-fields", "get_note", true),
+    ] {
+        let root = common::repo().join("fixtures").join(fixture);
+        let inventory = mcpevol::anchor::anchor(&root).unwrap();
+        let avoid: Vec<String> = (inventory.tools.iter())
+            .map(|t| t.name.clone())
+            .filter(|n| n != tool)
+            .collect();
+        let ctx = Context {
+            root: &root,
+            inventory: &inventory,
+            seed: 1,
+            avoid: &avoid,
+            answering: &[],
+            multiline: &[],
+            json: &[],
+            constraint: ConstraintKind::Title,
+            aliases: Aliases::Refused,
+        };
+        let titled = rules::propose(Builtin::ToolDescriptionUpdate, &ctx);
+        match &titled {
+            Err(e) => assert!(e.to_string().contains("one by one"), "{fixture}: {e}"),
+            Ok(p) => assert!(fits, "{fixture}: {}", p.summary),
+        }
+        if let Ok(p) = titled {
+            assert!(
+                p.hunks.iter().any(|h| h.replace.contains("title")),
+                "{}",
+                p.summary
+            );
+        }
+    }
+}

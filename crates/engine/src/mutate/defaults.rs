@@ -228,10 +228,17 @@ fn literal(
 ) -> Option<String> {
     if !shape.values.is_empty() {
         let member = shape.values.iter().find(|v| v.as_str() == word)?;
-        return Some(if ty == Some("enum") {
-            js_string(member)
-        } else {
+        // A string enum's member is written quoted (`default: "npm"`, not a name `npm`); a
+        // number's or a boolean's as it is.
+        let bare = match ty {
+            Some("number" | "integer" | "boolean") => true,
+            Some(_) => false,
+            None => member.parse::<f64>().is_ok() || ["true", "false"].contains(&member.as_str()),
+        };
+        return Some(if bare {
             member.clone()
+        } else {
+            js_string(member)
         });
     }
     match ty? {
@@ -409,6 +416,19 @@ mod tests {
             Some("false")
         );
         assert_eq!(default_for(Some("string"), &ParamShape::default()), None);
+    }
+
+    #[test]
+    fn a_stated_default_of_a_string_enum_is_written_quoted() {
+        let choices = shape(&["npm", "yarn"], None, None);
+        assert_eq!(
+            literal(Some("string"), &choices, "npm").as_deref(),
+            Some("\"npm\"")
+        );
+        assert_eq!(literal(None, &choices, "yarn").as_deref(), Some("\"yarn\""));
+        let sizes = shape(&["1", "2"], None, None);
+        assert_eq!(literal(Some("integer"), &sizes, "2").as_deref(), Some("2"));
+        assert_eq!(literal(Some("string"), &choices, "pnpm"), None);
     }
 
     #[test]

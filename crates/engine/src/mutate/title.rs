@@ -9,7 +9,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::dialect::dialect_of;
-use super::splice::{indent_at, js_string};
+use super::splice::{contains, indent_at, js_string};
 use super::words;
 use mcpevol_core::inventory::{DescriptionSite, Span, Tool};
 
@@ -36,6 +36,16 @@ pub fn titleable(tool: &Tool) -> Result<&DescriptionSite, &'static str> {
     }
     if words::words(&tool.name).is_empty() {
         return Err("its name has no words to title it by");
+    }
+    // A title reaches clients where the object it is written in is handed over whole: the
+    // registration's own config, or a definition a low-level server lists. A definition whose
+    // fields a registration reads one by one (`server.tool(T.name, T.description, ...)`)
+    // would hold a title nobody serves.
+    let registered = (tool.sites.registration.as_ref()).is_some_and(|r| contains(r, &site.span));
+    if !registered && tool.sites.routes.is_empty() {
+        return Err(
+            "its registration reads its definition's fields one by one, so a title there is not served",
+        );
     }
     Ok(site)
 }

@@ -75,8 +75,8 @@ pub(super) fn wrap_js(
     let input = if guarded {
         format!(
             "const [first, second] = {args};\n\
-             const tool = typeof first === \"string\" ? first : first?.params?.name;\n\
-             const input = (typeof first === \"string\" ? second : first?.params?.arguments) ?? {{}};\n"
+             const tool = typeof first === \"string\" ? first : first?.params?.name ?? first?.name;\n\
+             const input = (typeof first === \"string\" ? second : first?.params?.arguments ?? first?.arguments) ?? {{}};\n"
         )
     } else {
         format!("const input = {args}[0] ?? {{}};\n")
@@ -341,6 +341,11 @@ fn site(root: &Path, tool: &Tool) -> Result<Site, &'static str> {
         bytes: (n.start_byte(), n.end_byte()),
     };
     let own = node.start_byte() == handler.bytes.0 && node.end_byte() == handler.bytes.1;
+    // Anchoring may stop at the server's handler of every call (where it dispatches through a
+    // table it cannot follow): that function gets the request, not the tool's input.
+    if own && is_function_expression(node) && handles_every_call(node, &src) {
+        return Ok(Site::Router(spanned(node)));
+    }
     if own && is_function_expression(node) {
         return Ok(Site::Own(spanned(node)));
     }
@@ -371,6 +376,24 @@ fn site(root: &Path, tool: &Tool) -> Result<Site, &'static str> {
         up = n.parent();
     }
     Err("no function around its handler receives the call")
+}
+
+/// Whether the function `n` is given every tool call: the handler of a
+/// `setRequestHandler(CallToolRequestSchema, ...)` call, or the value of a `"tools/call"` key.
+fn handles_every_call(n: Node, src: &str) -> bool {
+    let Some(parent) = n.parent() else {
+        return false;
+    };
+    let text = |n: Node| &src[n.start_byte()..n.end_byte()];
+    match parent.kind() {
+        "arguments" => parent
+            .named_child(0)
+            .is_some_and(|first| first.id() != n.id() && text(first).contains("CallToolRequest")),
+        "pair" => parent
+            .child_by_field_name("key")
+            .is_some_and(|k| text(k).trim_matches(['"', '\'']) == "tools/call"),
+        _ => false,
+    }
 }
 
 fn is_function_expression(n: Node) -> bool {

@@ -142,6 +142,20 @@ impl Draft<'_> {
     fn title(&mut self, site: &DescriptionSite, tool: &Tool) -> Result<String, MutateError> {
         let title = title::title_for(&tool.name);
         let text = self.e.text(self.root, &site.span.file)?;
+        // A definition object registered by a loop (`for (const t of TOOLS) server.tool(t.name,
+        // t.description, ...)`) is read field by field: a title in it is never listed.
+        let looped = (tool.sites.registration.as_ref())
+            .filter(|r| r.file == site.span.file && tool.sites.routes.is_empty())
+            .is_some_and(|r| text.get(r.bytes.0..).is_some_and(|t| t.starts_with('{')));
+        if looped {
+            return Err(MutateError::NotApplicable {
+                operator: ToolDescriptionUpdate.into(),
+                why: format!(
+                    "`{}` is registered from a definition object whose fields are read one by one, so a title in it is not listed",
+                    tool.name
+                ),
+            });
+        }
         let Some((at, entry)) = title::entry(text, &site.span, &tool.definition, &title) else {
             return Err(MutateError::NotApplicable {
                 operator: ToolDescriptionUpdate.into(),
