@@ -154,3 +154,32 @@ fn a_registration_that_reads_a_constants_fields_gets_a_single_form_copied_from_i
     );
     proven_by_one_entry(&rt, &work, proposal);
 }
+
+/// A bound on a listed single form's parameter, added a version after the form: its check sits
+/// ahead of the section that passes the form's call on, so a value beyond it is refused. Behind
+/// that section (where new code went before), the check never ran and the change was dropped.
+#[test]
+fn a_bound_on_a_listed_single_forms_parameter_is_enforced_ahead_of_its_passing_on() {
+    use mcpevol::mutate::ConstraintKind;
+    use mcpevol::operators::Builtin;
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (work, proposal) = single_of(&rt, dir.path(), "list-tools", "add_tags");
+    proven_by_one_entry(&rt, &work, proposal);
+    let bound = given::rules_on_as(
+        &work,
+        Builtin::ConstraintMutation,
+        "add_tag",
+        ConstraintKind::Bound,
+    );
+    let backend = mcpevol::evolve::Backend::Given {
+        proposal: Box::new(bound),
+    };
+    let (status, reason, round) = one_round(&rt, &work, &backend);
+    assert_eq!(status, RoundStatus::Committed, "{reason}");
+    let round = round.unwrap();
+    assert!(round.proof.is_proven(), "{:?}", round.proof);
+    let text = std::fs::read_to_string(work.join("server.js")).unwrap();
+    let (check_at, pass_at) = (text.find("must be at most"), text.find("const set = {"));
+    assert!(check_at < pass_at, "{text}");
+}

@@ -133,7 +133,8 @@ pub(super) fn wrap_js(
 /// names it gave the call's input, the tool's name and the answer.
 #[derive(Debug, PartialEq)]
 struct Existing {
-    /// The start of the line that calls the wrapped handler: code before the call goes here.
+    /// The start of the line after the one that reads the input: code before the call goes
+    /// here, ahead of what earlier changes wrote.
     call: usize,
     /// The start of the line that returns the answer: code after the call goes here.
     ret: usize,
@@ -199,6 +200,11 @@ fn wrapper_at(text: &str, start: usize, end: usize, body: bool) -> Option<Existi
         None => (head[4].to_string(), Some(head[3].to_string())),
     };
     let call_at = call.get(0)?.start();
+    // New code goes first, after the input is read: a section an earlier change wrote may
+    // answer for the tool itself (a single or batch form passing its call on, an alias), and a
+    // check behind it would never run.
+    let head_end = head.get(0)?.end();
+    let top = head_end + region[head_end..].find('\n')? + 1;
     // The wrapper's own `return <result>;`: its last statement (the region ends with the
     // wrapper, the wrapped handler outside it or inside a function of its own).
     let ret_re =
@@ -206,7 +212,7 @@ fn wrapper_at(text: &str, start: usize, end: usize, body: bool) -> Option<Existi
     let after_call = &region[call_at..];
     let ret = ret_re.find_iter(after_call).last()?;
     Some(Existing {
-        call: start + call_at,
+        call: start + top.min(call_at),
         ret: start + call_at + ret.start(),
         input,
         tool,
