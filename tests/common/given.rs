@@ -73,15 +73,27 @@ pub fn rules_on_as(
     tool: &str,
     kind: ConstraintKind,
 ) -> Proposal {
-    let inventory = mcpevol::anchor::anchor(work).unwrap();
-    let avoid: Vec<String> = inventory
-        .tools
-        .iter()
+    let proposal = rules_try(work, op, Some(tool), kind, Aliases::Allowed).unwrap();
+    assert_eq!(proposal.targets, [tool], "{}", proposal.summary);
+    proposal
+}
+
+/// The rules' `op` on the package or workspace `root`, drawn with seed 1, on `only` (every
+/// other tool avoided) or on any tool; its error where nothing fits.
+pub fn rules_try(
+    root: &std::path::Path,
+    op: Builtin,
+    only: Option<&str>,
+    kind: ConstraintKind,
+    aliases: Aliases,
+) -> Result<Proposal, mcpevol::mutate::MutateError> {
+    let inventory = mcpevol::anchor::anchor(root).unwrap();
+    let avoid: Vec<String> = (inventory.tools.iter())
         .map(|t| t.name.clone())
-        .filter(|n| n != tool)
+        .filter(|n| only.is_some_and(|only| n != only))
         .collect();
     let ctx = Context {
-        root: work,
+        root,
         inventory: &inventory,
         seed: 1,
         avoid: &avoid,
@@ -89,11 +101,9 @@ pub fn rules_on_as(
         multiline: &[],
         json: &[],
         constraint: kind,
-        aliases: Aliases::Allowed,
+        aliases,
     };
-    let proposal = rules::propose(op, &ctx).unwrap();
-    assert_eq!(proposal.targets, [tool], "{}", proposal.summary);
-    proposal
+    rules::propose(op, &ctx)
 }
 
 /// The rules' Flexible Expansion on `tool` of the workspace `work` (every other tool avoided),

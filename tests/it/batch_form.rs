@@ -311,21 +311,14 @@ fn a_release_adds_no_alias_where_no_form_fits_and_a_round_still_may() {
     common::require_npm_install(&common::repo().join("fixtures"));
     // Tools declared as classes: an alias can be derived, no batch or single form written.
     let root = common::repo().join("fixtures/class-tools");
-    let inventory = mcpevol::anchor::anchor(&root).unwrap();
-    let avoid: Vec<String> = Vec::new();
     let propose = |aliases| {
-        let ctx = mcpevol::mutate::Context {
-            root: &root,
-            inventory: &inventory,
-            seed: 1,
-            avoid: &avoid,
-            answering: &[],
-            multiline: &[],
-            json: &[],
-            constraint: mcpevol::mutate::ConstraintKind::Bound,
+        given::rules_try(
+            &root,
+            Builtin::ToolAddition,
+            None,
+            ConstraintKind::Bound,
             aliases,
-        };
-        mcpevol::mutate::rules::propose(Builtin::ToolAddition, &ctx)
+        )
     };
     let refused = propose(Aliases::Refused).expect_err("a release writes no alias");
     assert!(

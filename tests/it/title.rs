@@ -140,7 +140,7 @@ fn a_title_added_at_the_top_or_in_the_annotations_is_one_non_breaking_change_of_
 /// in a `registerTool` config that reads a constant's description.
 #[test]
 fn no_title_is_written_in_a_definition_whose_fields_a_loop_reads_one_by_one() {
-    use mcpevol::mutate::{Aliases, Context, rules};
+    use mcpevol::mutate::Aliases;
     common::require_npm_install(&common::repo().join("fixtures"));
     for (fixture, tool, fits) in [
         ("loop-register", "kv_set", false),
@@ -148,33 +148,23 @@ fn no_title_is_written_in_a_definition_whose_fields_a_loop_reads_one_by_one() {
         ("oracle/held-fields", "get_note", true),
     ] {
         let root = common::repo().join("fixtures").join(fixture);
-        let inventory = mcpevol::anchor::anchor(&root).unwrap();
-        let avoid: Vec<String> = (inventory.tools.iter())
-            .map(|t| t.name.clone())
-            .filter(|n| n != tool)
-            .collect();
-        let ctx = Context {
-            root: &root,
-            inventory: &inventory,
-            seed: 1,
-            avoid: &avoid,
-            answering: &[],
-            multiline: &[],
-            json: &[],
-            constraint: ConstraintKind::Title,
-            aliases: Aliases::Refused,
-        };
-        let titled = rules::propose(Builtin::ToolDescriptionUpdate, &ctx);
-        match &titled {
-            Err(e) => assert!(e.to_string().contains("one by one"), "{fixture}: {e}"),
-            Ok(p) => assert!(fits, "{fixture}: {}", p.summary),
-        }
-        if let Ok(p) = titled {
-            assert!(
-                p.hunks.iter().any(|h| h.replace.contains("title")),
-                "{}",
+        let titled = given::rules_try(
+            &root,
+            Builtin::ToolDescriptionUpdate,
+            Some(tool),
+            ConstraintKind::Title,
+            Aliases::Refused,
+        );
+        match titled {
+            Err(e) => assert!(
+                !fits && e.to_string().contains("one by one"),
+                "{fixture}: {e}"
+            ),
+            Ok(p) => assert!(
+                fits && p.hunks.iter().any(|h| h.replace.contains("title")),
+                "{fixture}: {}",
                 p.summary
-            );
+            ),
         }
     }
 }
