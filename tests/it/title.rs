@@ -134,7 +134,7 @@ fn a_title_added_at_the_top_or_in_the_annotations_is_one_non_breaking_change_of_
     assert_eq!(renamed[0].kind(), ChangeKind::ToolTitleChanged);
 }
 
-/// Where a loop registers definition objects reading their fields one by one
+/// Where a loop registers definition objects or constants reading their fields one by one
 /// (`server.tool(t.name, t.description, ...)`), a title written in the definition would never
 /// be listed: the rules write none there, and still write one on a listed JSON definition and
 /// in a `registerTool` config that reads a constant's description.
@@ -144,6 +144,7 @@ fn no_title_is_written_in_a_definition_whose_fields_a_loop_reads_one_by_one() {
     common::require_npm_install(&common::repo().join("fixtures"));
     for (fixture, tool, fits) in [
         ("loop-register", "kv_set", false),
+        ("oracle/loop-held", "upper", false),
         ("oracle/kiosk", "upper", true),
         ("oracle/held-fields", "get_note", true),
     ] {
