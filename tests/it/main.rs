@@ -35,6 +35,7 @@ mod export;
 mod fields;
 mod format;
 mod hostile;
+mod json_required;
 mod late_crash;
 mod llm_client;
 mod llm_faults;

@@ -45,25 +45,6 @@ pub(super) fn demotable(tool: &Tool) -> Result<(&ParamSite, String), &'static st
 /// object, whose chain holds its keys' own `.optional()`), whose words do not say it may be
 /// left out.
 pub(super) fn promotable(tool: &Tool) -> Result<&ParamSite, &'static str> {
-    let says_optional = |d: Option<&str>| {
-        let d = d.unwrap_or("").to_lowercase();
-        [
-            "optional",
-            "omit",
-            "leave",
-            "default",
-            "if not",
-            "not provided",
-            "not given",
-            "unless",
-            "if no",
-            "when no",
-            "blank",
-            "empty",
-        ]
-        .iter()
-        .any(|w| d.contains(w))
-    };
     if says_optional(tool.description.as_deref()) {
         return Err("its description says what happens when a parameter is left out");
     }
@@ -79,6 +60,27 @@ pub(super) fn promotable(tool: &Tool) -> Result<&ParamSite, &'static str> {
         }
     }
     Err("no plain `.optional()` zod parameter whose description allows it to be required")
+}
+
+/// Whether words say what happens when a parameter is left out: then it may not be required.
+pub(super) fn says_optional(words: Option<&str>) -> bool {
+    let d = words.unwrap_or("").to_lowercase();
+    [
+        "optional",
+        "omit",
+        "leave",
+        "default",
+        "if not",
+        "not provided",
+        "not given",
+        "unless",
+        "if no",
+        "when no",
+        "blank",
+        "empty",
+    ]
+    .iter()
+    .any(|w| d.contains(w))
 }
 
 /// Takes the `.optional()` out of the parameter's zod chain.
@@ -112,7 +114,10 @@ fn replace_in_chain(
 }
 
 /// The default a maintainer would give a parameter of this type and shape, as a JS literal.
-fn default_for(ty: Option<&str>, shape: &mcpevol_core::inventory::ParamShape) -> Option<String> {
+pub(super) fn default_for(
+    ty: Option<&str>,
+    shape: &mcpevol_core::inventory::ParamShape,
+) -> Option<String> {
     let numeric = matches!(ty, Some("number" | "integer"));
     if let Some(first) = shape.values.first() {
         // Members are kept without their quotes; a `z.enum` of "1" and "2" still takes strings.

@@ -11,6 +11,7 @@ mod capitals;
 mod defaults;
 pub mod dialect;
 pub mod docstring;
+mod json_required;
 mod loosen;
 pub mod param_names;
 pub mod prose;
@@ -108,9 +109,11 @@ pub enum ConstraintKind {
     /// A bound alone (P8), or beside a tool description (P1 + P8, where an explained bound
     /// would make P7 + P8).
     Bound,
-    /// A required parameter made optional with the default the handler then receives (P13).
+    /// A required parameter made optional with the default the handler then receives (P13):
+    /// zod's `.default(...)`, or in a JSON schema a declared default the handler's wrapper fills in.
     Demotion,
-    /// An `.optional()` parameter made required, which zod then refuses calls without (P13).
+    /// An optional parameter made required (P13): zod refuses calls without it, and in a JSON
+    /// schema the handler's wrapper does.
     Promotion,
     /// An optional parameter's default changed to another valid value (`other`).
     Redefault,

@@ -7,7 +7,7 @@ use super::super::behaviours::Bound;
 use super::super::capitals::{self, Synonym};
 use super::super::dialect::{dialect_of, handler_dialect};
 use super::super::loosen::{self, Loosening};
-use super::super::{ConstraintKind, MutateError, Presence, defaults, prose};
+use super::super::{ConstraintKind, MutateError, Presence, defaults, json_required, prose};
 use super::expansion::{self, Expansion};
 use super::{Draft, preferred, shared_checks};
 use mcpevol_core::inventory::{ParamSite, Tool};
@@ -19,6 +19,9 @@ use mcpevol_oracle::validate::Effect;
 pub(super) enum Constraint<'t> {
     Demotion(&'t ParamSite, String),
     Promotion(&'t ParamSite),
+    /// The same in a JSON schema, whose `required` list the handler's wrapper keeps.
+    JsonDemotion(&'t ParamSite, String),
+    JsonPromotion(&'t ParamSite),
     NewRequired(Expansion<'t>),
     Loosen(&'t ParamSite, Loosening),
     Capitals(&'t ParamSite, Vec<Synonym>),
@@ -35,9 +38,16 @@ pub(super) fn check<'t>(
     all: &[Tool],
 ) -> Result<Constraint<'t>, &'static str> {
     Ok(match kind {
+        ConstraintKind::Demotion if json_schema(tool) => {
+            let (site, value) = json_required::demotable(tool)?;
+            Constraint::JsonDemotion(site, value)
+        }
         ConstraintKind::Demotion => {
             let (site, value) = defaults::demotable(tool)?;
             Constraint::Demotion(site, value)
+        }
+        ConstraintKind::Promotion if json_schema(tool) => {
+            Constraint::JsonPromotion(json_required::promotable(tool)?)
         }
         ConstraintKind::Promotion => Constraint::Promotion(defaults::promotable(tool)?),
         ConstraintKind::Loosen => {
@@ -82,6 +92,11 @@ pub(super) fn check<'t>(
             Constraint::Bound(site, bound)
         }
     })
+}
+
+/// Whether `tool`'s input schema is a JSON schema.
+fn json_schema(tool: &Tool) -> bool {
+    tool.sites.schema.as_ref().is_some_and(|s| s.json)
 }
 
 /// A parameter a bound can be added to, with the bound.
@@ -139,6 +154,27 @@ impl Draft<'_> {
                 defaults::promote(&mut self.e, self.root, site)?;
                 format!(
                     "Constraint Mutation: `{name}`.`{}` is required now",
+                    site.name
+                )
+            }
+            Constraint::JsonDemotion(site, value) => {
+                let around = json_required::demote(&mut self.e, self.root, tool, site, &value)?;
+                self.insert_into_property(
+                    site,
+                    ConstraintMutation,
+                    &format!(" default: {value},"),
+                )?;
+                handler_dialect(tool).wrap(&mut self.e, self.root, tool, &around)?;
+                format!(
+                    "Constraint Mutation: `{name}`.`{}` is optional now, {value} when it is not sent",
+                    site.name
+                )
+            }
+            Constraint::JsonPromotion(site) => {
+                let around = json_required::promote(&mut self.e, self.root, tool, site)?;
+                handler_dialect(tool).wrap(&mut self.e, self.root, tool, &around)?;
+                format!(
+                    "Constraint Mutation: `{name}`.`{}` is required now, and calls without it are refused",
                     site.name
                 )
             }
