@@ -37,6 +37,15 @@ fn names(kind: &str, noun: Option<&str>) -> Vec<(String, u32)> {
         .collect()
 }
 
+/// How often `kind` is drawn where several kinds fit a tool (the data file's `[kinds]`; 1
+/// where it names none).
+pub fn kind_weight(kind: &str) -> u32 {
+    (table().get("kinds"))
+        .and_then(|k| k.get(kind))
+        .copied()
+        .unwrap_or(1)
+}
+
 /// Whether `param` names the concept of `kind` under any of its names (`{noun}` names with
 /// any noun): a tool with one such parameter has the concept already.
 pub fn is_kind(kind: &str, param: &str) -> bool {
@@ -156,6 +165,13 @@ mod tests {
     fn every_kind_of_the_data_file_has_names() {
         for kind in ["chars", "lines", "skip", "keys", "layout"] {
             assert!(names(kind, None).len() >= 4, "{kind}");
+        }
+    }
+
+    #[test]
+    fn a_cut_by_characters_which_fits_nearly_every_tool_is_drawn_less_often_than_the_other_kinds() {
+        for kind in ["lines", "skip", "keys", "layout"] {
+            assert!(kind_weight("chars") < kind_weight(kind), "{kind}");
         }
     }
 

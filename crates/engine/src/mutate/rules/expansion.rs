@@ -117,7 +117,17 @@ impl Draft<'_> {
         let fresh: Vec<&'static ParamKind> = (self.showable_params(tool).into_iter())
             .filter(|p| presence == Presence::Optional || (!p.skips() && p.takes == Takes::Count))
             .collect();
-        let start = self.rng.below(fresh.len().max(1));
+        // The first kind drawn by the data file's weights, then the next ones in turn.
+        let total: u32 = fresh.iter().map(|k| param_names::kind_weight(k.key)).sum();
+        let mut at = self.rng.below(total.max(1) as usize) as u32;
+        let start = (fresh.iter())
+            .position(|k| {
+                let w = param_names::kind_weight(k.key);
+                let here = at < w;
+                at = at.saturating_sub(w);
+                here
+            })
+            .unwrap_or(0);
         let kinds: Vec<&'static ParamKind> = (fresh.iter().cycle().skip(start))
             .take(count.min(fresh.len()))
             .copied()
