@@ -175,7 +175,10 @@ impl ModelReleaseProposer {
             &self.mix,
             &mut rng,
             ask.previous.tools.len(),
-            self.mix.composite,
+            (
+                plan::tool_chance(&self.mix, &plan::Tally::default()),
+                self.mix.composite,
+            ),
             0,
             &Default::default(),
         );

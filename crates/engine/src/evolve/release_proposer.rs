@@ -282,10 +282,13 @@ impl ReleaseProposer {
         rng: &mut Rng,
     ) -> Result<Vec<Class>, EvolveError> {
         let served = drafting::inventory(ask)?.tools.len();
-        let composite = plan::composite_chance(&self.mix, tally);
+        let chances = (
+            plan::tool_chance(&self.mix, tally),
+            plan::composite_chance(&self.mix, tally),
+        );
         let extra = plan::extra_tools(tally);
         let most = served.max(FEWEST_PLANNABLE);
-        let mut classes = plan::draw_classes(&self.mix, rng, most, composite, extra, &tally.sizes);
+        let mut classes = plan::draw_classes(&self.mix, rng, most, chances, extra, &tally.sizes);
         classes.sort_by_key(|c| *c != Class::Tool);
         Ok(classes)
     }

@@ -9,13 +9,23 @@ fn drawn_releases_follow_the_shipped_shape() {
     let none = BTreeMap::new();
     let mut rng = Rng::new(7);
     let mut sizes: Vec<usize> = (0..2000)
-        .map(|_| draw_classes(&mix, &mut rng, 50, mix.composite, 0, &none).len())
+        .map(|_| {
+            draw_classes(
+                &mix,
+                &mut rng,
+                50,
+                (tool_chance(&mix, &Tally::default()), mix.composite),
+                0,
+                &none,
+            )
+            .len()
+        })
         .collect();
     sizes.sort_unstable();
     assert_eq!(sizes[sizes.len() / 2], 4);
     let more = sizes.iter().filter(|n| **n > 1).count() as f64 / sizes.len() as f64;
     assert!((more - 0.79).abs() < 0.04, "{more}");
-    assert!(draw_classes(&mix, &mut rng, 2, mix.composite, 2, &none).len() <= 2);
+    assert!(draw_classes(&mix, &mut rng, 2, (0.2, mix.composite), 2, &none).len() <= 2);
 }
 
 #[test]
@@ -215,7 +225,17 @@ fn the_extra_tools_go_to_releases_drawn_to_touch_more_than_one_and_leave_one_too
     let sizes = |extra| {
         // A generator per draw: the size is its first number, whatever the slots take after.
         (0..2000)
-            .map(|i| draw_classes(&mix, &mut Rng::new(i), 50, mix.composite, extra, &none).len())
+            .map(|i| {
+                draw_classes(
+                    &mix,
+                    &mut Rng::new(i),
+                    50,
+                    (0.2, mix.composite),
+                    extra,
+                    &none,
+                )
+                .len()
+            })
             .collect::<Vec<usize>>()
     };
     let (plain, more) = (sizes(0), sizes(1));
@@ -316,7 +336,7 @@ fn a_run_whose_releases_touched_few_tools_draws_the_sizes_it_lacks() {
     let mix = Mix::shipped();
     let draws = |sizes: &BTreeMap<usize, usize>| -> Vec<usize> {
         (0..500)
-            .map(|i| draw_classes(&mix, &mut Rng::new(i), 50, mix.composite, 0, sizes).len())
+            .map(|i| draw_classes(&mix, &mut Rng::new(i), 50, (0.2, mix.composite), 0, sizes).len())
             .collect()
     };
     // Two releases of one tool and one of two: a fourth of one or two tools would put the run
@@ -336,4 +356,23 @@ fn a_run_whose_releases_touched_few_tools_draws_the_sizes_it_lacks() {
     let first = draws(&BTreeMap::new());
     let ones = first.iter().filter(|n| **n == 1).count();
     assert!((70..140).contains(&ones), "{ones}");
+}
+
+#[test]
+fn a_run_short_of_added_tools_draws_more_tool_slots_and_one_past_its_share_fewer() {
+    let mix = Mix::shipped();
+    let run = |p2: usize, p1: usize| {
+        let mut t = Tally::default();
+        (0..p2).for_each(|_| t.add(Label::p(2)));
+        (0..p1).for_each(|_| t.add(Label::p(1)));
+        t
+    };
+    let base = tool_chance(&mix, &Tally::default());
+    assert!(base > 0.15 && base < 0.35, "{base}");
+    // Too few events to judge by.
+    assert_eq!(tool_chance(&mix, &run(0, 7)), base);
+    assert!(tool_chance(&mix, &run(1, 19)) > base + 0.1);
+    assert!(tool_chance(&mix, &run(10, 10)) < base);
+    assert!(tool_chance(&mix, &run(0, 40)) <= 0.6);
+    assert!(tool_chance(&mix, &run(40, 0)) >= 0.1);
 }
