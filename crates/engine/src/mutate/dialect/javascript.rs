@@ -151,7 +151,13 @@ impl Dialect for JavaScript {
     ) -> Result<(), MutateError> {
         let text = e.text(root, &schema.object.file)?.to_string();
         let last = schema.params.last().map(|p| &p.entry);
-        let (at, new) = append_entry(&text, &schema.object, last, &entries.join(", "));
+        // Entries on lines of their own stay so: a second new parameter goes on the next line.
+        let (a, b) = schema.object.bytes;
+        let joint = match last {
+            Some(l) if text[a..b].contains('\n') => format!(",\n{}", indent_at(&text, l.bytes.0)),
+            _ => ", ".to_string(),
+        };
+        let (at, new) = append_entry(&text, &schema.object, last, &entries.join(&joint));
         e.insert(root, &schema.object.file, at, new)
     }
 
