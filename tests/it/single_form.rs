@@ -183,3 +183,39 @@ fn a_bound_on_a_listed_single_forms_parameter_is_enforced_ahead_of_its_passing_o
     let (check_at, pass_at) = (text.find("must be at most"), text.find("const set = {"));
     assert!(check_at < pass_at, "{text}");
 }
+
+/// A zod single form's handler is a plain function over a copy of the tool's (not a wrapper),
+/// so two later changes that each add a parameter to it leave one wrapper around it, none
+/// stacked (memory's `delete_observation` had a wrapper stacked on the form's own).
+#[test]
+fn a_single_form_changed_twice_later_holds_one_wrapper() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (work, proposal) = single_of(&rt, dir.path(), "list-tools-zod", "create_notes");
+    let single = proposal.added[0].clone();
+    proven_by_one_entry(&rt, &work, proposal);
+    let file = |w: &std::path::Path| std::fs::read_to_string(w.join("server.js")).unwrap();
+    assert_eq!(
+        mcpevol::realism::wrappers(&file(&work)),
+        (0, 0),
+        "{}",
+        file(&work)
+    );
+    for _ in 0..2 {
+        let proposal = given::expansion_where(&work, &single, false, |p| {
+            p.effects.iter().any(|e| e.param().is_some())
+        })
+        .expect("some seed adds a parameter to the single form");
+        let backend = mcpevol::evolve::Backend::Given {
+            proposal: Box::new(proposal),
+        };
+        let (status, reason, _) = given::one_round(&rt, &work, &backend);
+        assert_eq!(status, mcpevol::evolve::RoundStatus::Committed, "{reason}");
+    }
+    assert_eq!(
+        mcpevol::realism::wrappers(&file(&work)),
+        (1, 0),
+        "{}",
+        file(&work)
+    );
+}

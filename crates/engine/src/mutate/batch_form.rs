@@ -159,7 +159,7 @@ pub fn handler(handler: &str, indent: &str) -> String {
 /// `code` with its lines after the first a level deeper, as it is when it moves into a block;
 /// as it is where a line break is inside a string (a template literal spanning lines, a line
 /// continued with `\\`), whose text the indent would change.
-fn nested(code: &str) -> String {
+pub(crate) fn nested(code: &str) -> String {
     let in_string = code
         .lines()
         .any(|l| l.matches('`').count() % 2 == 1 || l.ends_with('\\'));

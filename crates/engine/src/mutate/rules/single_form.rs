@@ -203,12 +203,20 @@ pub(super) fn key_for(list: &str) -> String {
 }
 
 /// The single form's handler: the tool's own (at `at` in `text`), called with the list
-/// `list` of the one entry `one`.
+/// `list` of the one entry `one`. A plain function over a local copy of the handler, not a
+/// wrapper, so that a later change of the single form wraps or extends it once, as any
+/// handler (written as a wrapper, memory's `delete_observation` had a bound's wrapper and then
+/// a new parameter's stacked on it).
 fn passing_on(text: &str, at: (usize, usize), list: &str, one: &str) -> String {
     let code = &text[at.0..at.1];
     let indent = indent_at(text, at.0);
+    let all = ["runAll", "runList", "runForList"]
+        .into_iter()
+        .find(|n| !code.contains(n))
+        .unwrap_or("runTheListForm");
     format!(
-        "((handler) => async function (input, ...rest) {{\n{indent}  return handler.call(this, {{ {list}: [{one}] }}, ...rest);\n{indent}}})({code})"
+        "async (input, ...rest) => {{\n{indent}  const {all} = {};\n{indent}  return {all}({{ {list}: [{one}] }}, ...rest);\n{indent}}}",
+        crate::mutate::batch_form::nested(code)
     )
 }
 
