@@ -369,3 +369,56 @@ fn a_batch_form_changed_twice_later_holds_one_wrapper() {
     let text = std::fs::read_to_string(work.join("server.js")).unwrap();
     assert_eq!(mcpevol::realism::wrappers(&text), (1, 0), "{text}");
 }
+
+/// The rules' batch form of `get_stock` of `fixtures/oracle/structured`, a tool that declares
+/// an output schema, in a fresh workspace.
+fn structured_batch(
+    rt: &tokio::runtime::Runtime,
+    dir: &std::path::Path,
+) -> (std::path::PathBuf, Proposal) {
+    let work = common::oracle_fixture(rt, "structured", &dir.join("w"));
+    let proposal = given::addition_claiming(&work, "get_stock", Aliases::Refused, |e| {
+        matches!(e, Effect::Batch { .. })
+    });
+    (work, proposal)
+}
+
+#[test]
+fn a_tool_with_an_output_schema_gets_a_batch_form_without_it_proven_by_its_claim() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (work, proposal) = structured_batch(&rt, dir.path());
+    assert_eq!(proposal.added, ["get_stocks"], "{}", proposal.summary);
+    let written: String = proposal.hunks.iter().map(|h| h.replace.as_str()).collect();
+    // The batch form, written beside the tool (whose own registration is left as it was),
+    // declares no output schema.
+    assert!(written.contains("\"get_stocks\""), "{written}");
+    assert!(!written.contains("outputSchema"), "{written}");
+    insta::assert_snapshot!("batch-without-output", given::rendered(&proposal));
+    proven_by_two_sets(&rt, &work, proposal);
+}
+
+#[test]
+fn a_batch_form_that_keeps_the_copied_output_schema_is_rejected() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (work, mut proposal) = structured_batch(&rt, dir.path());
+    let copy = (proposal.hunks.iter_mut())
+        .find(|h| h.replace.contains("\"get_stocks\""))
+        .expect("the batch form's registration");
+    // The broken version: the copy keeps the output schema its joined answer does not fill.
+    copy.replace = copy.replace.replacen(
+        "inputSchema:",
+        "outputSchema: { fruit: z.string(), count: z.number() },\n    inputSchema:",
+        1,
+    );
+    let backend = mcpevol::evolve::Backend::Given {
+        proposal: Box::new(proposal),
+    };
+    let (status, reason, _) = one_round(&rt, &work, &backend);
+    assert_eq!(status, RoundStatus::Failed, "{reason}");
+    assert!(
+        reason.contains("get_stocks") && reason.contains("no structured content"),
+        "{reason}"
+    );
+}

@@ -31,7 +31,7 @@ pub fn batchable<'t>(tool: &'t Tool, all: &[Tool]) -> Result<BatchSites<'t>, &'s
     if tool.params.is_empty() {
         return Err("it takes no arguments, so a batch of calls would repeat one answer");
     }
-    free_name(tool, all)?;
+    plural_free(tool, all)?;
     Ok(sites)
 }
 
@@ -80,6 +80,12 @@ pub fn free_name(tool: &Tool, all: &[Tool]) -> Result<String, &'static str> {
     if !tool.sites.output_keys.is_empty() {
         return Err("it declares structured output, which a batch's joined answer does not have");
     }
+    plural_free(tool, all)
+}
+
+/// As [`free_name`], for a batch form whose copied registration leaves the output schema out
+/// ([`without_output`]): its joined answer is content alone, and declares none.
+pub fn plural_free(tool: &Tool, all: &[Tool]) -> Result<String, &'static str> {
     // A tool that takes a list (a batch form, `create_entities`) has its several already.
     if (tool.params.iter()).any(|p| p.required && p.ty.as_deref() == Some("array")) {
         return Err("it takes a list already");
@@ -156,6 +162,61 @@ pub fn handler(handler: &str, indent: &str) -> String {
     out
 }
 
+/// A copied registration (`registration`, a call whose options object may declare
+/// `outputSchema`) with that declaration taken out, the line it held with it: the batch form
+/// answers the content parts of its calls joined, with no structured content, and a server
+/// refuses an answer without the structured content its tool declares. As it is where it
+/// declares none. The shallowest `outputSchema` is the registration's own; one nested deeper
+/// belongs to the handler's code.
+pub fn without_output(registration: &str) -> String {
+    use mcpevol_anchor::grammar::Lang;
+    let Some(tree) = mcpevol_anchor::parse(registration, Lang::TypeScript) else {
+        return registration.to_string();
+    };
+    let mut found: Option<(usize, tree_sitter::Node)> = None;
+    let mut stack = vec![(0usize, tree.root_node())];
+    while let Some((depth, n)) = stack.pop() {
+        if n.kind() == "pair"
+            && let Some(key) = n.child_by_field_name("key")
+            && registration[key.byte_range()].trim_matches(['"', '\'']) == "outputSchema"
+            && found.is_none_or(|(d, _)| depth < d)
+        {
+            found = Some((depth, n));
+        }
+        let mut cursor = n.walk();
+        stack.extend(n.named_children(&mut cursor).map(|c| (depth + 1, c)));
+    }
+    let Some((_, pair)) = found else {
+        return registration.to_string();
+    };
+    let (mut start, mut end) = (pair.start_byte(), pair.end_byte());
+    let rest = &registration[end..];
+    let after = rest.len() - rest.trim_start().len();
+    if rest[after..].starts_with(',') {
+        // The comma after it, and the rest of its line where nothing else is on it.
+        end += after + 1;
+        let line = &registration[end..];
+        let blank = line.len() - line.trim_start_matches([' ', '\t']).len();
+        if line[blank..].starts_with('\n') {
+            end += blank + 1;
+            let head = &registration[..start];
+            let indent = head.len() - head.trim_end_matches([' ', '\t']).len();
+            if head[..head.len() - indent].ends_with('\n') {
+                start -= indent;
+            }
+        } else {
+            end += blank;
+        }
+    } else {
+        // The last entry: the comma before it goes.
+        let head = registration[..start].trim_end();
+        if let Some(stripped) = head.strip_suffix(',') {
+            start = stripped.len();
+        }
+    }
+    format!("{}{}", &registration[..start], &registration[end..])
+}
+
 /// `code` with its lines after the first a level deeper, as it is when it moves into a block;
 /// as it is where a line break is inside a string (a template literal spanning lines, a line
 /// continued with `\\`), whose text the indent would change.
@@ -177,6 +238,23 @@ pub(crate) fn nested(code: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_copied_registration_loses_its_own_output_schema_and_keeps_the_handlers() {
+        let reg = "server.registerTool(\"t\", {\n    inputSchema: { a: z.string() },\n    outputSchema: {\n        n: z.number()\n    },\n    annotations: {},\n}, async (a) => ({ content: [], structuredContent: { outputSchema: 1 } }));";
+        let out = without_output(reg);
+        assert_eq!(
+            out,
+            "server.registerTool(\"t\", {\n    inputSchema: { a: z.string() },\n    annotations: {},\n}, async (a) => ({ content: [], structuredContent: { outputSchema: 1 } }));"
+        );
+        let last = "s.registerTool('t', { description: 'd', outputSchema: O }, h)";
+        assert_eq!(
+            without_output(last),
+            "s.registerTool('t', { description: 'd' }, h)"
+        );
+        let none = "s.tool('t', 'd', { a: z.string() }, h)";
+        assert_eq!(without_output(none), none);
+    }
 
     #[test]
     fn the_batch_shape_nests_the_tools_own_shape_in_a_bounded_array() {

@@ -175,7 +175,7 @@ impl Draft<'_> {
                 batch_form::handler(code, indent_at(&text, handler.bytes.0)),
             ),
         ];
-        let copy = cut(&text, reg, cuts);
+        let copy = batch_form::without_output(&cut(&text, reg, cuts));
         self.insert_beside(&text, reg, &copy)?;
         self.record_batch(&new, tool);
         Ok(new)

@@ -49,7 +49,7 @@ pub(super) fn check<'t>(tool: &'t Tool, all: &[Tool]) -> Result<CallBatch<'t>, &
     if tool.params.is_empty() {
         return Err("it takes no arguments, so a batch of calls would repeat one answer");
     }
-    let name = batch_form::free_name(tool, all)?;
+    let name = batch_form::plural_free(tool, all)?;
     Ok(CallBatch { reg, zod, name })
 }
 
@@ -100,7 +100,13 @@ impl Draft<'_> {
                 batch_form::handler(code, indent_at(&text, call.handler.0)),
             ),
         ];
-        let copy = cut(&text, reg, cuts);
+        let whole = cut(&text, reg, cuts);
+        let copy = batch_form::without_output(&whole);
+        // An output schema declared outside the call would come with the copy: its joined
+        // answer, without structured content, would be refused.
+        if copy == whole && !tool.sites.output_keys.is_empty() {
+            return Ok(None);
+        }
         self.insert_beside(&text, reg, &copy)?;
         self.record_batch(&new, tool);
         Ok(Some(new))
