@@ -176,7 +176,7 @@ impl ModelReleaseProposer {
             &mut rng,
             ask.previous.tools.len(),
             (
-                plan::tool_chance(&self.mix, &plan::Tally::default()),
+                plan::tool_chance(&self.mix, &plan::Tally::default(), plan::NewTools::Fit),
                 self.mix.composite,
             ),
             0,

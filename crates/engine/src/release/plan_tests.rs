@@ -14,7 +14,10 @@ fn drawn_releases_follow_the_shipped_shape() {
                 &mix,
                 &mut rng,
                 50,
-                (tool_chance(&mix, &Tally::default()), mix.composite),
+                (
+                    tool_chance(&mix, &Tally::default(), NewTools::Fit),
+                    mix.composite,
+                ),
                 0,
                 &none,
             )
@@ -367,12 +370,34 @@ fn a_run_short_of_added_tools_draws_more_tool_slots_and_one_past_its_share_fewer
         (0..p1).for_each(|_| t.add(Label::p(1)));
         t
     };
-    let base = tool_chance(&mix, &Tally::default());
+    let base = tool_chance(&mix, &Tally::default(), NewTools::Fit);
     assert!(base > 0.15 && base < 0.35, "{base}");
     // Too few events to judge by.
-    assert_eq!(tool_chance(&mix, &run(0, 7)), base);
-    assert!(tool_chance(&mix, &run(1, 19)) > base + 0.1);
-    assert!(tool_chance(&mix, &run(10, 10)) < base);
-    assert!(tool_chance(&mix, &run(0, 40)) <= 0.6);
-    assert!(tool_chance(&mix, &run(40, 0)) >= 0.1);
+    assert_eq!(tool_chance(&mix, &run(0, 7), NewTools::Fit), base);
+    assert!(tool_chance(&mix, &run(1, 19), NewTools::Fit) > base + 0.1);
+    assert!(tool_chance(&mix, &run(10, 10), NewTools::Fit) < base);
+    assert!(tool_chance(&mix, &run(0, 40), NewTools::Fit) <= 0.6);
+    assert!(tool_chance(&mix, &run(40, 0), NewTools::Fit) >= 0.1);
+}
+
+#[test]
+fn a_server_no_new_tool_fits_aims_only_at_removed_and_replaced_tools() {
+    let mix = Mix::shipped();
+    let run = |p5: usize, p1: usize| {
+        let mut t = Tally::default();
+        (0..p5).for_each(|_| t.add(Label::p(5)));
+        (0..p1).for_each(|_| t.add(Label::p(1)));
+        t
+    };
+    let none = tool_chance(&mix, &Tally::default(), NewTools::NoneFit);
+    assert!(
+        none < tool_chance(&mix, &Tally::default(), NewTools::Fit) / 2.0,
+        "{none}"
+    );
+    assert!(none >= 0.02, "{none}");
+    // No added tools in 20 events is no shortfall where none can be added; replaced tools
+    // past their share draw fewer.
+    assert!(tool_chance(&mix, &run(0, 20), NewTools::NoneFit) < 0.2);
+    assert!(tool_chance(&mix, &run(0, 20), NewTools::Fit) >= 0.5);
+    assert_eq!(tool_chance(&mix, &run(5, 15), NewTools::NoneFit), 0.02);
 }
