@@ -148,8 +148,9 @@ pub enum NewTools {
 
 /// The chance that a tool of the release being drafted is drawn added, removed or replaced:
 /// the mix's share of those patterns among the ones recipes make, moved by twice as much as the
-/// run's events so far fall short of it or pass it (from eight events on), within a tenth to
-/// 60%. Where no new form fits a tool, a slot drawn so is drafted as a changed tool instead,
+/// run's events so far fall short of it or pass it (from four events on: a run of five
+/// releases has a dozen, and from eight on, the second half of a run alone caught up), within
+/// a tenth to 60%. Where no new form fits a tool, a slot drawn so is drafted as a changed tool instead,
 /// and the run falls behind: at the share alone, the held-out ten made the tool-added pattern
 /// 11.1% of their events against 17.5%. On a server where no new tool fits at all, only the
 /// removed and replaced tools are aimed at (from 2% up): counting the additions it cannot
@@ -162,7 +163,7 @@ pub fn tool_chance(mix: &Mix, tally: &Tally, new_tools: NewTools) -> f64 {
     };
     let target = tool_share(mix, patterns);
     let events: usize = tally.counts.values().sum();
-    if events < 8 {
+    if events < 4 {
         return target.max(least);
     }
     let tools: f64 = patterns.iter().map(|n| tally.have(p(*n))).sum();
