@@ -54,6 +54,7 @@ mod report;
 mod rules_snapshots;
 mod rules_snapshots_py;
 mod sandbox;
+mod search_form;
 mod servers_npm;
 mod single_form;
 mod source_layout;

@@ -150,6 +150,12 @@ pub fn handler(handler: &str, indent: &str) -> String {
         (1, "return { content };".to_string()),
         (0, "}".to_string()),
     ];
+    laid_out(&lines, indent)
+}
+
+/// Code `lines`, each at its depth (two spaces a level), the lines after the first starting
+/// at `indent`: a function written where a handler was, at that handler's indent.
+pub(crate) fn laid_out(lines: &[(usize, String)], indent: &str) -> String {
     let mut out = String::new();
     for (i, (depth, line)) in lines.iter().enumerate() {
         if i > 0 {

@@ -212,6 +212,16 @@ impl<'f> Rework<'f> {
         }
     }
 
+    /// The reference's text with only the lines that contain `query` (see
+    /// [`effect::lines_with`]).
+    pub(super) fn search(query: String) -> Rework<'f> {
+        Rework {
+            cut: Box::new(move |t| effect::lines_with(t, &query)),
+            reworked: " searched",
+            ..Rework::same()
+        }
+    }
+
     /// The reference's JSON with only `keys` kept.
     pub(super) fn project(keys: Vec<String>) -> Rework<'f> {
         let kept = keys.clone();

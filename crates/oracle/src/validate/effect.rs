@@ -38,6 +38,14 @@ pub enum Effect {
         param: String,
         key: Option<String>,
     },
+    /// `tool` (new) takes `source`'s arguments and `param`, a text, and answers `source`'s
+    /// answer with only the lines of each text part that contain that text, compared without
+    /// regard to case.
+    Search {
+        tool: String,
+        source: String,
+        param: String,
+    },
     /// With `param` set to a list of key names, each text part of `tool`'s result is the
     /// previous version's JSON with only those keys kept, in its top-level object or in each
     /// object of its top-level list.
@@ -72,6 +80,7 @@ impl Effect {
             | Effect::Variant { tool, .. }
             | Effect::Batch { tool, .. }
             | Effect::Single { tool, .. }
+            | Effect::Search { tool, .. }
             | Effect::Enforced { tool, .. }
             | Effect::Synonym { tool, .. }
             | Effect::Successor { tool, .. } => tool,
@@ -87,7 +96,8 @@ impl Effect {
             | Effect::Project { param, .. }
             | Effect::Reformat { param, .. }
             | Effect::Enforced { param, .. }
-            | Effect::Synonym { param, .. } => Some(param),
+            | Effect::Synonym { param, .. }
+            | Effect::Search { param, .. } => Some(param),
             Effect::Variant { .. }
             | Effect::Batch { .. }
             | Effect::Single { .. }
@@ -104,6 +114,46 @@ impl Effect {
             _ => None,
         }
     }
+}
+
+/// `text` with only its lines that contain `query`, compared without regard to case: what a
+/// search form answers of its source's text part.
+pub fn lines_with(text: &str, query: &str) -> String {
+    let needle = query.to_lowercase();
+    (text.split('\n'))
+        .filter(|line| line.to_lowercase().contains(&needle))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A word to search `parts` (a tool's text answer) by: one found in some of its lines and
+/// not in others, so that an answer that ignores it, or keeps nothing, differs from one that
+/// keeps the lines with it; among those, the one that splits the lines most evenly. None where
+/// no word does (a one-line answer, lines all alike).
+pub fn search_word(parts: &[String]) -> Option<String> {
+    let lines: Vec<String> = (parts.iter())
+        .flat_map(|p| p.split('\n'))
+        .map(str::to_lowercase)
+        .collect();
+    let n = lines.len();
+    let mut best: Option<(usize, String)> = None;
+    for line in &lines {
+        for word in line.split(|c: char| !c.is_alphanumeric()) {
+            // Words of letters: a number is as likely a count or a time that varies.
+            if word.chars().count() < 3 || !word.chars().all(char::is_alphabetic) {
+                continue;
+            }
+            let with = lines.iter().filter(|l| l.contains(word)).count();
+            if with == n {
+                continue;
+            }
+            let spread = (2 * with).abs_diff(n);
+            if best.as_ref().is_none_or(|(s, _)| spread < *s) {
+                best = Some((spread, word.to_string()));
+            }
+        }
+    }
+    best.map(|(_, w)| w)
 }
 
 /// A text part reworked by a number n a call sets.
@@ -290,6 +340,21 @@ pub fn revealing_limit(parts: &[String], measure: impl Fn(&str) -> usize) -> Opt
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_search_word_splits_the_lines_and_its_lines_are_kept_without_regard_to_case() {
+        let parts = vec!["[FILE] notes.txt\n[DIR] src\n[FILE] main.rs".to_string()];
+        let word = search_word(&parts).expect("a word in some lines");
+        assert!(["file", "dir", "src", "notes", "txt", "main"].contains(&word.as_str()));
+        assert_eq!(
+            lines_with(&parts[0], "FILE"),
+            "[FILE] notes.txt\n[FILE] main.rs"
+        );
+        assert_eq!(lines_with(&parts[0], "nothing"), "");
+        // One line, or lines all alike, have no word to tell a search from a copy.
+        assert_eq!(search_word(&["only one line".to_string()]), None);
+        assert_eq!(search_word(&["ab 12\nab 34".to_string()]), None);
+    }
 
     #[test]
     fn cuts_count_characters_not_bytes_and_lines_keep_their_breaks() {

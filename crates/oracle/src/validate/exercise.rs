@@ -192,7 +192,10 @@ impl Oracle<'_> {
             ));
             return;
         }
-        if self.batch_added(name).await || self.single_added(name).await {
+        if self.batch_added(name).await
+            || self.single_added(name).await
+            || self.search_added(name).await
+        {
             return;
         }
         let schema = self

@@ -1,9 +1,12 @@
 //! New tools claimed as another form of an existing one, exercised: a batch form called with
-//! two argument sets of its source, a single form called with one entry of its source's list.
+//! two argument sets of its source, a single form called with one entry of its source's list,
+//! a search form called with its source's arguments and a word of its source's answer.
 
 use serde_json::{Map, Value};
 
 use super::claimed::Rework;
+use super::effect;
+use super::judge::Judged;
 use super::{Check, Effect, Oracle, TestKind, result};
 
 impl Oracle<'_> {
@@ -89,6 +92,60 @@ impl Oracle<'_> {
             Check::Claim {
                 effect: claim.clone().expect("matched above"),
             },
+            &arguments,
+            outcome.status,
+            Some(seen.status),
+            judged,
+        ));
+        true
+    }
+
+    /// A new tool claimed as a search form: called with the arguments of its source's previous
+    /// call and a word found in some lines of that call's answer and not in others, it answers
+    /// the source's answer with only the lines holding the word. Unverifiable where no word
+    /// splits the answer's lines (an answer of one line keeps it or keeps nothing). False where
+    /// the change claims no search form of it, or its source has no previous call.
+    pub(super) async fn search_added(&mut self, name: &str) -> bool {
+        let claim = (self.change.effects.iter())
+            .find(|e| matches!(e, Effect::Search { tool, .. } if tool == name))
+            .cloned();
+        let Some(Effect::Search { source, param, .. }) = &claim else {
+            return false;
+        };
+        let Some(seen) = self.baseline.calls.get(source).cloned() else {
+            return false;
+        };
+        let claim = claim.clone().expect("matched above");
+        let Some(word) = effect::search_word(&seen.raw) else {
+            let judged = Judged::unverifiable(format!(
+                "no word of `{source}`'s answer is in some of its lines and not in others"
+            ));
+            self.results.push(result(
+                name,
+                TestKind::Added,
+                Check::Claim { effect: claim },
+                &seen.arguments,
+                seen.status,
+                Some(seen.status),
+                judged,
+            ));
+            return true;
+        };
+        let mut arguments = seen.arguments.clone();
+        arguments.insert(param.clone(), Value::String(word.clone()));
+        let (outcome, judged) = self
+            .claimed(
+                source,
+                &seen.arguments,
+                name,
+                &arguments,
+                Rework::search(word),
+            )
+            .await;
+        self.results.push(result(
+            name,
+            TestKind::Added,
+            Check::Claim { effect: claim },
             &arguments,
             outcome.status,
             Some(seen.status),

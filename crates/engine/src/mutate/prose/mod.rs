@@ -38,6 +38,11 @@ pub enum Note<'a> {
         noun: &'a str,
         key: Option<&'a str>,
     },
+    /// The tool takes the arguments `of` takes and `param`, and answers `of`'s answer with
+    /// only the lines that contain `param`.
+    Search { of: &'a str, param: &'a str },
+    /// A search form of the described tool was added as `to`.
+    SearchPointer { to: &'a str },
     /// A single form of the described tool was added as `to`, for one `noun`.
     SinglePointer { to: &'a str, noun: &'a str },
     /// The tool was called `old` before.
@@ -116,6 +121,21 @@ impl<'r> Writer<'r> {
                 ),
                 format!(
                     "Calls `{of}` once for each entry of `{items}` (at most {most}) and returns all the results in order; if one call fails, the batch stops there and returns its error."
+                ),
+            ],
+            Note::SearchPointer { to } => vec![
+                format!("To get only the lines that contain a given text, use `{to}`."),
+                format!("`{to}` returns just the lines of this result that contain a given text."),
+            ],
+            Note::Search { of, param } => vec![
+                format!(
+                    "Searches what `{of}` returns: takes the same arguments plus `{param}`, and keeps only the lines that contain it (case does not matter)."
+                ),
+                format!(
+                    "Like `{of}`, but returns only the lines of its result that contain `{param}`, ignoring case."
+                ),
+                format!(
+                    "Runs `{of}` and filters its output to the lines containing `{param}` (not case-sensitive)."
                 ),
             ],
             Note::Single {

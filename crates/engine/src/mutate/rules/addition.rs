@@ -12,6 +12,7 @@ use super::call_batch::{self, CallBatch};
 use super::copies::{self, Copyable, NOTHING_NEW};
 use super::listed_batch::{self, ListedBatch};
 use super::python_forms::{self, PyForm};
+use super::search_form::{self, SearchForm};
 use super::single_form::{self, SingleForm};
 use super::{Draft, cut};
 use mcpevol_core::inventory::Tool;
@@ -26,6 +27,7 @@ pub(super) struct Addition<'t> {
     call: Option<CallBatch<'t>>,
     single: Option<SingleForm<'t>>,
     python: Option<PyForm<'t>>,
+    search: Option<SearchForm<'t>>,
 }
 
 impl Addition<'_> {
@@ -37,6 +39,18 @@ impl Addition<'_> {
             || self.call.is_some()
             || self.single.is_some()
             || self.python.is_some()
+            || self.search.is_some()
+    }
+
+    /// Whether the one new tool it can write is a search form, which is written only where
+    /// the tool's previous answer had several lines of text (see [`Draft::search_fits`]).
+    pub(super) fn searches_only(&self) -> bool {
+        self.search.is_some()
+            && !(self.batch.is_some()
+                || self.listed.is_some()
+                || self.call.is_some()
+                || self.single.is_some()
+                || self.python.is_some())
     }
 }
 
@@ -52,6 +66,7 @@ pub(super) fn check<'t>(
         call: call_batch::check(tool, all).ok(),
         single: single_form::check(tool, all).ok(),
         python: python_forms::check(tool, all).ok(),
+        search: search_form::check(tool, all).ok(),
     };
     if aliases == Aliases::Refused {
         plan.copy = Err(NOTHING_NEW);
@@ -66,13 +81,14 @@ pub(super) fn check<'t>(
 pub(super) enum NewTool {
     Batch(String),
     Single(String),
+    Search(String),
     Alias(String),
 }
 
 impl NewTool {
     pub(super) fn name(&self) -> &str {
         match self {
-            NewTool::Batch(n) | NewTool::Single(n) | NewTool::Alias(n) => n,
+            NewTool::Batch(n) | NewTool::Single(n) | NewTool::Search(n) | NewTool::Alias(n) => n,
         }
     }
 }
@@ -92,6 +108,9 @@ impl Draft<'_> {
             NewTool::Single(new) => {
                 format!("Tool Addition: added `{new}`, which runs `{name}` on a list of one entry")
             }
+            NewTool::Search(new) => format!(
+                "Tool Addition: added `{new}`, which answers the lines of `{name}`'s answer that contain a given text"
+            ),
             NewTool::Alias(new) => {
                 format!("Tool Addition: added `{new}`, an alias that behaves as `{name}`")
             }
@@ -109,6 +128,18 @@ impl Draft<'_> {
         tool: &Tool,
         all: &[Tool],
     ) -> Result<NewTool, MutateError> {
+        // A search form where the tool's answer has lines to search, first in a third of the
+        // rounds where another form fits too: real releases add new capabilities of several
+        // kinds, not one.
+        let only = plan.searches_only();
+        let mut search = plan.search.filter(|_| self.search_fits);
+        let first = search.is_some() && (only || self.rng.below(3) == 0);
+        if first
+            && let Some(form) = search.take()
+            && let Some(new) = self.add_search(form, tool)?
+        {
+            return Ok(NewTool::Search(new));
+        }
         let batch = match (plan.batch, plan.listed) {
             (Some(batch), _) => Some(self.add_batch(batch, tool)?),
             (None, Some(listed)) => self.add_listed_batch(listed, tool)?,
@@ -134,6 +165,11 @@ impl Draft<'_> {
                 (Some(new), false) => return Ok(NewTool::Single(new)),
                 (None, _) => {}
             }
+        }
+        if let Some(form) = search
+            && let Some(new) = self.add_search(form, tool)?
+        {
+            return Ok(NewTool::Search(new));
         }
         let copy = plan.copy.map_err(MutateError::Unregistrable)?;
         Ok(NewTool::Alias(self.add_copy(copy, tool, all)?))

@@ -36,6 +36,14 @@ pub(super) fn check<'t>(
     })
 }
 
+impl Integration<'_> {
+    /// Whether the one new tool it can write is a search form (see
+    /// [`addition::Addition::searches_only`]).
+    pub(super) fn searches_only(&self) -> bool {
+        self.new.searches_only()
+    }
+}
+
 impl Draft<'_> {
     pub(super) fn integration(
         &mut self,
@@ -52,6 +60,7 @@ impl Draft<'_> {
                     .unwrap_or_default();
                 self.writer().note(&Note::SinglePointer { to, noun: &noun })
             }
+            NewTool::Search(to) => self.writer().note(&Note::SearchPointer { to }),
             NewTool::Alias(to) => self.writer().note(&Note::Pointer { to }),
         };
         self.add_sentences(plan.description, &[note])?;

@@ -21,6 +21,7 @@ mod python_forms;
 mod refactoring;
 mod removal;
 mod replacement;
+mod search_form;
 mod single_form;
 
 use std::path::Path;
@@ -208,6 +209,12 @@ pub fn propose(op: Builtin, ctx: &Context) -> Result<Proposal, MutateError> {
         .iter()
         .filter(|t| !ctx.avoid.contains(&t.name))
         .filter_map(|t| Some((t, plan(op, ctx.constraint, ctx.aliases, t, tools).ok()?)))
+        // A search form is written only where its tool answers lines to search.
+        .filter(|(t, p)| match p {
+            Plan::Addition(a) => !a.searches_only() || search_fits(ctx, t),
+            Plan::Integration(i) => !i.searches_only() || search_fits(ctx, t),
+            _ => true,
+        })
         .collect();
     // A tool that answers offline lets the oracle see the change work; a removal proves
     // itself by the name refused, and takes no answering tool away from later versions.
@@ -258,6 +265,7 @@ pub fn propose(op: Builtin, ctx: &Context) -> Result<Proposal, MutateError> {
         constraint: ctx.constraint,
         cuts_lines: !ctx.answering.contains(&tool.name) || ctx.multiline.contains(&tool.name),
         answers_json: ctx.json.contains(&tool.name),
+        search_fits: search_fits(ctx, tool),
     };
     let summary = r.apply(plan, tool, tools)?;
     let Draft {
@@ -293,6 +301,15 @@ struct Draft<'a> {
     /// Whether the tool's answers are JSON objects whose keys a projection could keep (see
     /// [`Context::json`]).
     answers_json: bool,
+    /// Whether a search form of the tool could be seen working: its previous answer had
+    /// several lines of text, not JSON (see [`search_fits`]).
+    search_fits: bool,
+}
+
+/// Whether `tool`'s previous answer had several lines, not JSON: a search form keeps some of
+/// its lines, and a line of JSON is no entry of anything.
+fn search_fits(ctx: &Context, tool: &Tool) -> bool {
+    ctx.multiline.contains(&tool.name) && !ctx.json.contains(&tool.name)
 }
 
 impl Draft<'_> {
