@@ -100,10 +100,71 @@ pub fn plural_free(tool: &Tool, all: &[Tool]) -> Result<String, &'static str> {
 /// The batch form's name: the tool's, its last word in the plural (`get_note`: `get_notes`),
 /// as a maintainer names a tool that takes several of what the other takes one of; where the
 /// name ends in a plural already (or in no noun), the tool's with `batch` before it
-/// (`search_nodes`: `batch_search_nodes`), as batch endpoints are named.
+/// (`search_nodes`: `batch_search_nodes`), as batch endpoints are named. A name of one word, or
+/// one ending in an action or a state (`puppeteer_navigate`, `echo`, `mark_task_done`), has
+/// no noun to put in the plural: `puppeteer_navigates` reads as a verb, not as several.
 pub fn name_for(tool: &str) -> String {
-    words::plural_name(tool).unwrap_or_else(|| words::prefixed(SUFFIX, tool))
+    let all = words::words(tool);
+    let ends_in_noun = all.len() > 1
+        && all
+            .last()
+            .is_some_and(|w| !ACTION_ENDS.contains(&w.as_str()));
+    (words::plural_name(tool).filter(|_| ends_in_noun))
+        .unwrap_or_else(|| words::prefixed(SUFFIX, tool))
 }
+
+/// Last words of tool names that are actions or states, not the nouns a batch form takes
+/// several of.
+const ACTION_ENDS: &[&str] = &[
+    "add",
+    "approve",
+    "build",
+    "calculate",
+    "check",
+    "click",
+    "close",
+    "compare",
+    "complete",
+    "convert",
+    "deploy",
+    "disable",
+    "done",
+    "download",
+    "drag",
+    "drop",
+    "echo",
+    "enable",
+    "evaluate",
+    "execute",
+    "fill",
+    "focus",
+    "format",
+    "hover",
+    "install",
+    "login",
+    "logout",
+    "navigate",
+    "open",
+    "press",
+    "refresh",
+    "reset",
+    "run",
+    "scroll",
+    "search",
+    "select",
+    "start",
+    "stop",
+    "submit",
+    "sum",
+    "sync",
+    "think",
+    "toggle",
+    "translate",
+    "type",
+    "upload",
+    "validate",
+    "wait",
+];
 
 /// The zod shape of the batch form: `items`, 1 to [`MOST`] objects of the tool's own `shape`.
 pub fn shape(zod: &str, shape: &str, of: &str) -> String {
@@ -244,6 +305,16 @@ pub(crate) fn nested(code: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_batch_form_puts_a_noun_in_the_plural_and_prefixes_an_action() {
+        assert_eq!(name_for("get_note"), "get_notes");
+        assert_eq!(name_for("getRecipeById"), "getRecipeByIds");
+        assert_eq!(name_for("puppeteer_navigate"), "batch_puppeteer_navigate");
+        assert_eq!(name_for("echo"), "batch_echo");
+        assert_eq!(name_for("mark_task_done"), "batch_mark_task_done");
+        assert_eq!(name_for("search_nodes"), "batch_search_nodes");
+    }
 
     #[test]
     fn a_copied_registration_loses_its_own_output_schema_and_keeps_the_handlers() {

@@ -77,6 +77,10 @@ pub(super) fn list_tool<'t>(tool: &'t Tool, all: &[Tool]) -> Result<ListTool<'t>
     {
         return Err("its verb does not act on each entry of a list alone");
     }
+    // `read_multiple_files` has no `read_multiple_file`: the word that says several stays.
+    if (all_words.iter()).any(|w| ["multiple", "many", "bulk", "batch"].contains(&w.as_str())) {
+        return Err("its name says it takes several, and a name for one would still say so");
+    }
     if all.iter().any(|t| t.name == name) {
         return Err("a tool already has the single form's name");
     }
