@@ -22,13 +22,14 @@ fn search_of_list(
     let work = common::oracle_fixture(rt, "search", &dir.join("w"));
     let inventory = mcpevol::anchor::anchor(&work).unwrap();
     let lines = ["list_notes".to_string()];
+    let avoid = ["browse_folders".to_string()];
     let proposal = (1..60)
         .map(|seed| {
             let ctx = Context {
                 root: &work,
                 inventory: &inventory,
                 seed,
-                avoid: &[],
+                avoid: &avoid,
                 answering: &lines,
                 multiline: &lines,
                 json: &[],
@@ -105,12 +106,13 @@ fn no_search_form_is_written_for_a_tool_whose_answer_is_not_known_to_have_lines(
     let work = common::oracle_fixture(&rt, "search", &dir.path().join("w"));
     let inventory = mcpevol::anchor::anchor(&work).unwrap();
     let answering = ["list_notes".to_string()];
+    let avoid = ["browse_folders".to_string()];
     for seed in 1..30 {
         let ctx = Context {
             root: &work,
             inventory: &inventory,
             seed,
-            avoid: &[],
+            avoid: &avoid,
             answering: &answering,
             multiline: &[],
             json: &[],
@@ -124,4 +126,42 @@ fn no_search_form_is_written_for_a_tool_whose_answer_is_not_known_to_have_lines(
             p.summary
         );
     }
+}
+
+/// The rules' Tool Addition with `browse_folders` (a list already, and a verb that takes it whole:
+/// a search form is the one new tool it can have) the one tool to change, told `multiline` of the answers.
+fn addition_of_folders(work: &std::path::Path, multiline: &[String]) -> Result<Proposal, String> {
+    // The server as if `browse_folders` were its one tool.
+    let mut inventory = mcpevol::anchor::anchor(work).unwrap();
+    inventory.tools.retain(|t| t.name == "browse_folders");
+    let answering = ["browse_folders".to_string()];
+    let ctx = Context {
+        root: work,
+        inventory: &inventory,
+        seed: 3,
+        avoid: &[],
+        answering: &answering,
+        multiline,
+        json: &[],
+        constraint: ConstraintKind::Bound,
+        aliases: Aliases::Refused,
+    };
+    rules::propose(Builtin::ToolAddition, &ctx).map_err(|e| e.to_string())
+}
+
+#[test]
+fn a_tool_whose_one_new_tool_is_a_search_form_gets_it_only_where_its_answer_has_lines() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let work = common::oracle_fixture(&rt, "search", &dir.path().join("w"));
+    // Not known to answer lines: refused with the reason, not a panic (the servers-npm run
+    // at 631e279 stopped on one).
+    let why = addition_of_folders(&work, &[]).unwrap_err();
+    assert!(why.contains("search form"), "{why}");
+    let proposal = addition_of_folders(&work, &["browse_folders".to_string()]).unwrap();
+    assert_eq!(proposal.added, ["search_folders"], "{}", proposal.summary);
+    let (round, claim) =
+        given::claim_checked(&rt, &work, proposal, |e| matches!(e, Effect::Search { .. }));
+    assert_eq!(claim.verdict, Verdict::Passed, "{claim:?}");
+    assert!(round.proof.is_proven(), "{:?}", round.proof);
 }

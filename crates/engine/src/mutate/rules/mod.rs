@@ -202,19 +202,31 @@ fn preferred_pool(fitting: &[(&Tool, Plan)], provable: Vec<usize>) -> Vec<usize>
     if capable.is_empty() { pool } else { capable }
 }
 
+/// The plan of `op` on `tool` in the round `ctx` describes: [`plan`], less a new tool that
+/// would be a search form where the tool's previous answer had no lines of text to search.
+fn plan_in<'t>(op: Builtin, ctx: &Context, tool: &'t Tool) -> Result<Plan<'t>, &'static str> {
+    let tools = &ctx.inventory.tools;
+    let plan = plan(op, ctx.constraint, ctx.aliases, tool, tools)?;
+    let searches_only = match &plan {
+        Plan::Addition(a) => a.searches_only(),
+        Plan::Integration(i) => i.searches_only(),
+        _ => false,
+    };
+    if searches_only && !search_fits(ctx, tool) {
+        return Err(
+            "its one new tool would be a search form, and its answer had no lines of text to search",
+        );
+    }
+    Ok(plan)
+}
+
 /// Proposes the edits of operator `op` on one tool chosen by the seed among those it applies to.
 pub fn propose(op: Builtin, ctx: &Context) -> Result<Proposal, MutateError> {
     let tools = &ctx.inventory.tools;
     let fitting: Vec<(&Tool, Plan)> = tools
         .iter()
         .filter(|t| !ctx.avoid.contains(&t.name))
-        .filter_map(|t| Some((t, plan(op, ctx.constraint, ctx.aliases, t, tools).ok()?)))
-        // A search form is written only where its tool answers lines to search.
-        .filter(|(t, p)| match p {
-            Plan::Addition(a) => !a.searches_only() || search_fits(ctx, t),
-            Plan::Integration(i) => !i.searches_only() || search_fits(ctx, t),
-            _ => true,
-        })
+        .filter_map(|t| Some((t, plan_in(op, ctx, t).ok()?)))
         .collect();
     // A tool that answers offline lets the oracle see the change work; a removal proves
     // itself by the name refused, and takes no answering tool away from later versions.
@@ -224,11 +236,7 @@ pub fn propose(op: Builtin, ctx: &Context) -> Result<Proposal, MutateError> {
     let pool = preferred_pool(&fitting, provable);
     let mut rng = Rng::new(ctx.seed);
     let Some(&chosen) = rng.pick(&pool) else {
-        if !ctx.avoid.is_empty()
-            && tools
-                .iter()
-                .any(|t| applies_as(op, ctx.constraint, ctx.aliases, t, tools).is_ok())
-        {
+        if !ctx.avoid.is_empty() && tools.iter().any(|t| plan_in(op, ctx, t).is_ok()) {
             return Err(MutateError::NotApplicable {
                 operator: op.into(),
                 why: format!(
@@ -240,11 +248,8 @@ pub fn propose(op: Builtin, ctx: &Context) -> Result<Proposal, MutateError> {
         let why = tools
             .first()
             .map_or("the server has no anchored tools".to_string(), |t| {
-                format!(
-                    "no tool fits; for example `{}`: {}",
-                    t.name,
-                    applies_as(op, ctx.constraint, ctx.aliases, t, tools).unwrap_err()
-                )
+                let why = plan_in(op, ctx, t).err().unwrap_or("it fits");
+                format!("no tool fits; for example `{}`: {why}", t.name)
             });
         return Err(MutateError::NotApplicable {
             operator: op.into(),
