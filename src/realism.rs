@@ -125,7 +125,12 @@ impl Realism {
     fn add_files(&mut self, root: &Path) {
         for entry in walkdir::WalkDir::new(root)
             .into_iter()
-            .filter_entry(|e| e.file_name() != ".git" && e.file_name() != "node_modules")
+            // The server's own files: `.mcpevol/round.json` quotes the round's hunks, and its
+            // wrappers counted a second time (howtocook's record showed 42 in one file).
+            .filter_entry(|e| {
+                ![".git", "node_modules", ".mcpevol"]
+                    .contains(&e.file_name().to_str().unwrap_or_default())
+            })
             .flatten()
         {
             let Ok(text) = std::fs::read_to_string(entry.path()) else {
@@ -288,5 +293,21 @@ mod tests {
         let two = format!("((handler) => async function (...callArgs) {{\nreturn 1;\n}})(\n{one})");
         assert_eq!(wrappers(&two), (2, 1));
         assert_eq!(wrappers(&format!("{one}\n{one}")), (2, 0));
+    }
+
+    #[test]
+    fn wrappers_are_counted_in_the_servers_files_not_in_the_round_records_quoting_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let one = "((handler) => async function (...callArgs) {\nreturn 1;\n})(\nasync (a) => a)";
+        std::fs::write(dir.path().join("index.js"), one).unwrap();
+        std::fs::create_dir(dir.path().join(".mcpevol")).unwrap();
+        std::fs::write(
+            dir.path().join(".mcpevol/round.json"),
+            format!("{one}{one}"),
+        )
+        .unwrap();
+        let mut r = Realism::default();
+        r.add_files(dir.path());
+        assert_eq!((r.wrappers, r.most_wrappers_in_file), (1, 1));
     }
 }

@@ -49,17 +49,23 @@ pub(super) fn promotable(tool: &Tool) -> Result<&ParamSite, &'static str> {
         return Err("its description says what happens when a parameter is left out");
     }
     for (site, param) in zod_params(tool)?.filter(|(_, p)| !p.required) {
-        let plain = matches!(
-            param.ty.as_deref(),
-            Some("string" | "number" | "integer" | "boolean" | "enum")
-        );
-        // A default is what the handler gets without it; dropping it is another change.
-        let bare = param.shape.default.is_none() && param.shape.keys.is_empty();
-        if plain && bare && !says_optional(param.description.as_deref()) {
+        if promotable_param(param) {
             return Ok(site);
         }
     }
     Err("no plain `.optional()` zod parameter whose description allows it to be required")
+}
+
+/// Whether an optional parameter can be made required, in any schema: a plain value (not an
+/// object, whose keys have their own), with no default (a default is what the handler gets
+/// without it; dropping it is another change), whose words do not say it may be left out.
+pub(super) fn promotable_param(param: &Param) -> bool {
+    let plain = matches!(
+        param.ty.as_deref(),
+        Some("string" | "number" | "integer" | "boolean" | "enum")
+    );
+    let bare = param.shape.default.is_none() && param.shape.keys.is_empty();
+    plain && bare && !says_optional(param.description.as_deref())
 }
 
 /// Whether words say what happens when a parameter is left out: then it may not be required.

@@ -10,7 +10,7 @@ use tree_sitter::Node;
 
 use super::MutateError;
 use super::around::Around;
-use super::defaults::{default_for, says_optional};
+use super::defaults::{default_for, promotable_param, says_optional};
 use super::dialect::dialect_of;
 use super::splice::{Edits, append_entry, item_range};
 use mcpevol_anchor::grammar::Lang;
@@ -70,18 +70,8 @@ pub(super) fn promotable(tool: &Tool) -> Result<&ParamSite, &'static str> {
         return Err("its description says what happens when a parameter is left out");
     }
     for site in &schema.params {
-        let Some(param) = tool
-            .params
-            .iter()
-            .find(|p| p.name == site.name && !p.required)
-        else {
-            continue;
-        };
-        let plain = matches!(
-            param.ty.as_deref(),
-            Some("string" | "number" | "integer" | "boolean" | "enum")
-        );
-        if plain && param.shape.default.is_none() && !says_optional(param.description.as_deref()) {
+        let optional = (tool.params.iter()).find(|p| p.name == site.name && !p.required);
+        if optional.is_some_and(promotable_param) {
             return Ok(site);
         }
     }
