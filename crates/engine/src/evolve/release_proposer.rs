@@ -18,7 +18,7 @@ use super::drafting::{
 };
 use super::proposer::{Ask, GiveUp, Proposed, Proposer, Provenance};
 use super::{AttemptError, Blame, EvolveError};
-use crate::mutate::{Aliases, ConstraintKind, Context, Proposal, Rng, rules};
+use crate::mutate::{Aliases, Context, Proposal, Rng, rules};
 use crate::release::plan::{self, Class, Recipe};
 use crate::release::{Label, Mix, ReleaseRecord};
 use crate::version_record::{Author, Rejection};
@@ -282,23 +282,9 @@ impl ReleaseProposer {
         rng: &mut Rng,
     ) -> Result<Vec<Class>, EvolveError> {
         let inventory = drafting::inventory(ask)?;
-        let tools = &inventory.tools;
-        let served = tools.len();
-        let new_tools = match tools.iter().any(|t| {
-            rules::applies_as(
-                operators::Builtin::ToolAddition,
-                ConstraintKind::DescribedBound,
-                Aliases::Refused,
-                t,
-                tools,
-            )
-            .is_ok()
-        }) {
-            true => plan::NewTools::Fit,
-            false => plan::NewTools::NoneFit,
-        };
+        let served = inventory.tools.len();
         let chances = (
-            plan::tool_chance(&self.mix, tally, new_tools),
+            plan::tool_chance(&self.mix, tally, plan::NewTools::of(&inventory.tools)),
             plan::composite_chance(&self.mix, tally),
         );
         let extra = plan::extra_tools(tally);

@@ -146,16 +146,23 @@ pub enum NewTools {
     NoneFit,
 }
 
+impl NewTools {
+    pub fn of(tools: &[mcpevol_core::inventory::Tool]) -> NewTools {
+        match crate::mutate::rules::any_new_tool(tools) {
+            true => NewTools::Fit,
+            false => NewTools::NoneFit,
+        }
+    }
+}
+
 /// The chance that a tool of the release being drafted is drawn added, removed or replaced:
 /// the mix's share of those patterns among the ones recipes make, moved by twice as much as the
 /// run's events so far fall short of it or pass it (from four events on: a run of five
 /// releases has a dozen, and from eight on, the second half of a run alone caught up), within
 /// a tenth to 60%. Where no new form fits a tool, a slot drawn so is drafted as a changed tool instead,
 /// and the run falls behind: at the share alone, the held-out ten made the tool-added pattern
-/// 11.1% of their events against 17.5%. On a server where no new tool fits at all, only the
-/// removed and replaced tools are aimed at (from 2% up): counting the additions it cannot
-/// make, the shortfall drew every third tool replaced, and on all of servers-npm the replaced
-/// pattern came out at 4.1% of events against 2.6%.
+/// 11.1% of their events against 17.5%. Where no new tool fits at all, only removed and
+/// replaced tools are aimed at (from 2% up): else they took the additions' share (P5 4.1%).
 pub fn tool_chance(mix: &Mix, tally: &Tally, new_tools: NewTools) -> f64 {
     let (patterns, least): (&[u8], f64) = match new_tools {
         NewTools::Fit => (&[2, 5, 17], 0.1),

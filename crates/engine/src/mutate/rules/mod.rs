@@ -63,6 +63,20 @@ pub fn applies_as(
     plan(op, kind, aliases, tool, all).map(|_| ())
 }
 
+/// Whether a release could add a new tool beside any of `tools` (a form of it, not an alias).
+pub fn any_new_tool(tools: &[Tool]) -> bool {
+    tools.iter().any(|t| {
+        applies_as(
+            ToolAddition,
+            ConstraintKind::DescribedBound,
+            Aliases::Refused,
+            t,
+            tools,
+        )
+        .is_ok()
+    })
+}
+
 /// What an operator's check found on one tool: the sites (and values) its edit is written at.
 /// Its apply takes it, so an edit is only ever written where its check looked.
 enum Plan<'t> {
