@@ -116,7 +116,13 @@ impl Oracle<'_> {
             return false;
         };
         let claim = claim.clone().expect("matched above");
-        let Some(word) = effect::search_word(&seen.raw) else {
+        let word = effect::search_word(&seen.raw);
+        let mut arguments = seen.arguments.clone();
+        let sent = word.clone().unwrap_or_else(|| "a".to_string());
+        arguments.insert(param.clone(), Value::String(sent));
+        let Some(word) = word else {
+            // Still called, so that its record holds its own answer's status, not its source's.
+            let outcome = self.call(name, &arguments).await;
             let judged = Judged::unverifiable(format!(
                 "no word of `{source}`'s answer is in some of its lines and not in others"
             ));
@@ -124,15 +130,13 @@ impl Oracle<'_> {
                 name,
                 TestKind::Added,
                 Check::Claim { effect: claim },
-                &seen.arguments,
-                seen.status,
+                &arguments,
+                outcome.status,
                 Some(seen.status),
                 judged,
             ));
             return true;
         };
-        let mut arguments = seen.arguments.clone();
-        arguments.insert(param.clone(), Value::String(word.clone()));
         let (outcome, judged) = self
             .claimed(
                 source,
