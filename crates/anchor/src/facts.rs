@@ -475,6 +475,10 @@ impl<'t> Reader<'_, 't> {
                         .map(|d| text::read_description(d, self.src, self.rel))
                         .or(config_description),
                     registration: registration.map(|r| span(r, self.rel)),
+                    input_schema: ["inputSchema", "input_schema"]
+                        .iter()
+                        .find_map(|k| value(k))
+                        .map(|v| span(v, self.rel)),
                     declaration: declaration_of(object).map(|d| span(d, self.rel)),
                     // Derived definitions share the schema of the one they spread.
                     extends: spread_from.map(|p| p.rsplit('.').next().unwrap_or(&p).to_string()),

@@ -130,6 +130,9 @@ pub struct Sites {
     /// The description expression in the definition, read as what it is.
     pub description: Option<DescriptionSite>,
     pub schema: Option<SchemaSite>,
+    /// A definition's JSON input schema as its `inputSchema` entry writes it, whatever it is (a
+    /// literal, a constant, `zodToJsonSchema(ArgsSchema)`): what a batch form's `items` take.
+    pub input_schema: Option<Span>,
     /// The constant a definition object is held in (`AIR_QUALITY_TOOL`), or the class a tool
     /// is an instance of, when it is.
     pub holder: Option<String>,

@@ -9,6 +9,7 @@ use crate::syntax_check::CheckError;
 use crate::version_record::{Rejection, RejectionKind};
 use crate::workspace::WorkspaceError;
 use mcpevol_oracle::server::ServerError;
+use mcpevol_oracle::validate::{Check, Effect};
 
 #[derive(Debug, thiserror::Error)]
 pub enum AttemptError {
@@ -40,7 +41,13 @@ pub enum AttemptError {
     Description(#[from] mcpevol_oracle::describe_check::Refused),
     /// A check of the oracle failed on the new version.
     #[error("test of `{tool}` failed: {reason}")]
-    Test { tool: String, reason: String },
+    Test {
+        tool: String,
+        reason: String,
+        /// What the failed call checked: the change it is about is the one whose claims name
+        /// its parameter.
+        check: Box<Check>,
+    },
     /// A test case the model wrote failed on the new version.
     #[error("generated test of `{tool}` with arguments {arguments} failed: {reason}")]
     GeneratedTest {
@@ -99,9 +106,11 @@ impl AttemptError {
     pub fn blame(&self) -> Blame {
         match self {
             AttemptError::Contract { blame, .. } => blame.clone(),
-            AttemptError::Test { tool, .. } | AttemptError::GeneratedTest { tool, .. } => {
-                Blame::Tools(vec![tool.clone()])
-            }
+            AttemptError::Test { tool, check, .. } => Blame::Check {
+                tool: tool.clone(),
+                check: check.clone(),
+            },
+            AttemptError::GeneratedTest { tool, .. } => Blame::Tools(vec![tool.clone()]),
             AttemptError::Description(refused) => {
                 Blame::Tools(refused.0.iter().map(|v| v.tool.clone()).collect())
             }
@@ -138,8 +147,13 @@ pub enum Blame {
     /// One change, by its place among the version's proposals (a broken contract, a change
     /// left unproven).
     Change(usize),
-    /// The tools a check failed on (a test, a description, a change no proposal accounts for).
+    /// The tools a check failed on (a description, a change no proposal accounts for).
     Tools(Vec<String>),
+    /// A call of the oracle that failed on `tool`: the change whose claims name what it
+    /// checked (its effect, or its parameter), else as [`Blame::Tools`]. Blamed on the tool
+    /// alone, a bound a description explained beside it (P9) lost its description first, the
+    /// last drafted, and the bound failed again: on servers-npm 14 descriptions were dropped so.
+    Check { tool: String, check: Box<Check> },
     /// What the server said when it failed: a stack trace may point into an edited file (a
     /// server that throws at load names no tool: `.../work/build/charts/liquid.js:11`).
     Trace(String),
@@ -157,15 +171,31 @@ impl Blame {
         let last = changes.len().saturating_sub(1);
         let found = match self {
             Blame::Change(i) => (*i < changes.len()).then_some(*i),
-            Blame::Tools(tools) => changes
+            Blame::Tools(tools) => touching(changes, tools),
+            Blame::Check { tool, check } => changes
                 .iter()
-                .rposition(|p| (p.targets.iter().chain(&p.added)).any(|t| tools.contains(t))),
+                .rposition(|p| p.effects.iter().any(|e| answers(e, tool, check)))
+                .or_else(|| touching(changes, std::slice::from_ref(tool))),
             Blame::Trace(why) => changes.iter().rposition(|p| {
                 (p.hunks.iter()).any(|h| !h.file.is_empty() && traces_into(why, &h.file))
             }),
             Blame::Unknown => None,
         };
         found.unwrap_or(last)
+    }
+}
+
+/// The last of `changes` that touches or adds one of `tools`.
+fn touching(changes: &[Proposal], tools: &[String]) -> Option<usize> {
+    (changes.iter()).rposition(|p| (p.targets.iter().chain(&p.added)).any(|t| tools.contains(t)))
+}
+
+/// Whether claim `e` is what `check` of `tool` checked: the claim itself, or one on its
+/// parameter.
+fn answers(e: &Effect, tool: &str, check: &Check) -> bool {
+    match check {
+        Check::Claim { effect } => e == effect,
+        _ => e.tool() == tool && check.param().is_some_and(|p| e.param() == Some(p)),
     }
 }
 

@@ -24,6 +24,7 @@ fn the_change_a_failed_check_names_is_the_one_dropped() {
     let failed = |tool: &str| AttemptError::Test {
         tool: tool.into(),
         reason: "differs".into(),
+        check: Box::new(Check::AsBefore),
     };
     assert_eq!(failed("b").blame().pick(&changes), 1);
     assert_eq!(failed("a").blame().pick(&changes), 2);
@@ -33,6 +34,37 @@ fn the_change_a_failed_check_names_is_the_one_dropped() {
         "no change names z: the last"
     );
     assert_eq!(Blame::Unknown.pick(&changes), 2);
+}
+
+#[test]
+fn a_failed_bound_drops_the_bound_not_the_description_drafted_after_it_on_the_same_tool() {
+    let mut changes = [change("O6", "a"), change("O10", "a"), change("O9", "b")];
+    let enforced = Effect::Enforced {
+        tool: "a".into(),
+        param: "count".into(),
+    };
+    changes[0].effects = vec![enforced.clone()];
+    let failed = |check: Check| AttemptError::Test {
+        tool: "a".into(),
+        reason: "the bound is said to be enforced, but a value beyond it was accepted".into(),
+        check: Box::new(check),
+    };
+    let beyond = Check::BeyondBound {
+        param: "count".into(),
+    };
+    assert_eq!(failed(beyond).blame().pick(&changes), 0);
+    assert_eq!(
+        failed(Check::Claim { effect: enforced })
+            .blame()
+            .pick(&changes),
+        0
+    );
+    // A check no claim answers: the last change on its tool, as before.
+    assert_eq!(failed(Check::AsBefore).blame().pick(&changes), 1);
+    let other = Check::BeyondBound {
+        param: "size".into(),
+    };
+    assert_eq!(failed(other).blame().pick(&changes), 1);
 }
 
 #[test]

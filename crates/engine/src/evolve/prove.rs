@@ -78,6 +78,7 @@ impl Round<'_> {
             return Err(AttemptError::Test {
                 tool: failed.tool.clone(),
                 reason: failed.reason.clone().unwrap_or_default(),
+                check: Box::new(failed.check.clone()),
             });
         }
         if let Some(failed) = generated.iter().find(|t| t.verdict == Verdict::Failed) {

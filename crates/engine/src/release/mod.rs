@@ -10,6 +10,7 @@ pub mod events;
 pub mod mix;
 pub mod owners;
 pub mod plan;
+mod tally;
 
 use serde::{Deserialize, Serialize};
 

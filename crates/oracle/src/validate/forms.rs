@@ -25,30 +25,84 @@ impl Oracle<'_> {
             let set = Value::Object(seen.arguments.clone());
             let mut arguments = Map::new();
             arguments.insert(items.clone(), Value::Array(vec![set.clone(), set]));
-            let (outcome, judged) = self
-                .claimed(
-                    source,
-                    &seen.arguments,
-                    name,
-                    &arguments,
-                    Rework {
-                        times: 2,
-                        ..Rework::same()
-                    },
-                )
-                .await;
+            let (status, judged) = match self.items_unlike_source(name, source, items) {
+                Some(why) => (seen.status, Judged::failed(why)),
+                None => {
+                    let (outcome, judged) = self
+                        .claimed(
+                            source,
+                            &seen.arguments,
+                            name,
+                            &arguments,
+                            Rework {
+                                times: 2,
+                                ..Rework::same()
+                            },
+                        )
+                        .await;
+                    (outcome.status, judged)
+                }
+            };
             self.results.push(result(
                 name,
                 TestKind::Added,
                 Check::Claim { effect: claim },
                 &arguments,
-                outcome.status,
+                status,
                 Some(seen.status),
                 judged,
             ));
             return true;
         }
         false
+    }
+
+    /// Why batch form `name`'s listed `items` do not take `source`'s argument sets (their
+    /// parameters or required ones are not the source's, as listed now or before), or None,
+    /// also where they are objects of no declared parameters.
+    /// Answers alone would not show it: a batch form whose `items` a server's listing mangled
+    /// (a zod object where JSON was due) still runs each set it is given.
+    fn items_unlike_source(&self, name: &str, source: &str, items: &str) -> Option<String> {
+        let batch = self.change.tool(name)?;
+        let declared = batch.property(items).get("items");
+        let shape = |schema: &Value| {
+            let mut keys: Vec<String> = (schema.get("properties").and_then(Value::as_object))
+                .map(|p| p.keys().cloned().collect())
+                .unwrap_or_default();
+            keys.sort();
+            let mut required: Vec<String> = (schema.get("required").and_then(Value::as_array))
+                .map(|r| {
+                    r.iter()
+                        .filter_map(|v| v.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default();
+            required.sort();
+            (keys, required)
+        };
+        // Items typed as objects and nothing more (`list[dict]` in Python) declare no
+        // parameters to compare; anything else that is no object schema is compared as empty.
+        let untyped = declared.is_some_and(|d| {
+            d.get("type").and_then(Value::as_str) == Some("object") && d.get("properties").is_none()
+        });
+        if untyped {
+            return None;
+        }
+        let mine = declared.map(shape).unwrap_or_default();
+        let sources = [self.change.previous, self.change.current]
+            .into_iter()
+            .filter_map(|list| list.iter().find(|t| t.is_named(source)))
+            .map(|t| shape(t.input_schema()))
+            .collect::<Vec<_>>();
+        if sources.is_empty() || sources.contains(&mine) {
+            return None;
+        }
+        let (keys, _) = &sources[0];
+        Some(format!(
+            "its `{items}` are listed with the parameters [{}] where `{source}` takes [{}]",
+            mine.0.join(", "),
+            keys.join(", ")
+        ))
     }
 
     /// A new tool claimed as the single form of a tool that takes a list: called with the

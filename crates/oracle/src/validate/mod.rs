@@ -103,6 +103,24 @@ pub enum Check {
     New,
 }
 
+impl Check {
+    /// The parameter it is about, where it is about one.
+    pub fn param(&self) -> Option<&str> {
+        match self {
+            Check::ParamSet { param }
+            | Check::InsideBound { param }
+            | Check::Loosened { param }
+            | Check::BeyondBound { param }
+            | Check::ParamRemoved { param }
+            | Check::Defaulted { param }
+            | Check::Required { param } => Some(param),
+            Check::Claim { effect } => effect.param(),
+            Check::AsBefore | Check::WithOptions { .. } | Check::Renamed { .. } => None,
+            Check::Gone | Check::New => None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct TestResult {
     pub tool: String,

@@ -87,7 +87,10 @@ pub(super) fn check<'t>(
                 }
             }
         }
-        ConstraintKind::DescribedBound | ConstraintKind::Bound | ConstraintKind::Title => {
+        ConstraintKind::DescribedBound
+        | ConstraintKind::Bound
+        | ConstraintKind::Title
+        | ConstraintKind::NewOption => {
             let (site, bound) = constrainable(tool)?;
             Constraint::Bound(site, bound)
         }

@@ -146,17 +146,26 @@ impl Draft<'_> {
     /// The parameters the tool lacks, but for a cut by lines where its previous answers were
     /// one line each: that cut could not be seen at work.
     pub(super) fn showable_params(&self, tool: &Tool) -> Vec<&'static ParamKind> {
-        let projects = handler_dialect(tool).projects_json()
-            && (tool.sites.schema.as_ref())
-                .is_none_or(|s| dialect_of(&s.object.file).projects_json());
-        fresh_params(tool)
-            .into_iter()
-            .filter(|p| self.cuts_lines || !p.by_lines())
-            // A projection reworks text parts: a structured result would keep every key.
-            .filter(|p| {
-                !p.takes.on_json()
-                    || (self.answers_json && projects && tool.sites.output_keys.is_empty())
-            })
-            .collect()
+        showable(tool, self.cuts_lines, self.answers_json)
     }
+}
+
+/// The kinds of parameter `tool` lacks whose effect could show on its answers: a cut by lines
+/// only where they may have several (`cuts_lines`), a projection only where they are JSON
+/// objects (`answers_json`) the handler's dialect can project.
+pub(super) fn showable(
+    tool: &Tool,
+    cuts_lines: bool,
+    answers_json: bool,
+) -> Vec<&'static ParamKind> {
+    let projects = handler_dialect(tool).projects_json()
+        && (tool.sites.schema.as_ref()).is_none_or(|s| dialect_of(&s.object.file).projects_json());
+    fresh_params(tool)
+        .into_iter()
+        .filter(|p| cuts_lines || !p.by_lines())
+        // A projection reworks text parts: a structured result would keep every key.
+        .filter(|p| {
+            !p.takes.on_json() || (answers_json && projects && tool.sites.output_keys.is_empty())
+        })
+        .collect()
 }

@@ -37,7 +37,7 @@ pub(super) struct ListedBatch<'t> {
 
 /// The sites a listed batch form of `tool` is written from, or why none can be written.
 pub(super) fn check<'t>(tool: &'t Tool, all: &[Tool]) -> Result<ListedBatch<'t>, &'static str> {
-    let def = listed(tool)?;
+    let def = listed_as(tool, Written::Any)?;
     if tool.params.is_empty() {
         return Err("it takes no arguments, so a batch of calls would repeat one answer");
     }
@@ -45,9 +45,24 @@ pub(super) fn check<'t>(tool: &'t Tool, all: &[Tool]) -> Result<ListedBatch<'t>,
     Ok(ListedBatch { def, plural })
 }
 
+/// How a listed definition's input schema must be written for a form to be copied from it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Written {
+    /// A JSON schema literal, whose parameters' entries a form may take apart.
+    Literal,
+    /// Any expression (`zodToJsonSchema(ArgsSchema)`): a batch form's `items` take it whole,
+    /// as the server lists it for the tool.
+    Any,
+}
+
 /// `tool`'s definition in a list, where it is a JSON definition written out there (or in a
 /// constant of the same file) and routed by `case` or comparison; else why not.
 pub(super) fn listed(tool: &Tool) -> Result<Listed<'_>, &'static str> {
+    listed_as(tool, Written::Literal)
+}
+
+/// As [`listed`], its input schema written as `written` allows.
+fn listed_as(tool: &Tool, written: Written) -> Result<Listed<'_>, &'static str> {
     let s = &tool.sites;
     let reg = s
         .registration
@@ -83,10 +98,14 @@ pub(super) fn listed(tool: &Tool) -> Result<Listed<'_>, &'static str> {
     let description = (s.description.as_ref())
         .filter(|d| contains(within, &d.span))
         .ok_or("its description is not written in its definition")?;
-    let schema = (s.schema.as_ref())
+    let literal = (s.schema.as_ref())
         .filter(|sc| sc.json)
         .and_then(|sc| sc.json_root.as_ref())
-        .filter(|root| contains(within, root))
+        .filter(|root| contains(within, root));
+    let expression =
+        (s.input_schema.as_ref()).filter(|v| written == Written::Any && contains(within, v));
+    let schema = literal
+        .or(expression)
         .ok_or("its input schema is not a JSON schema written in its definition")?;
     Ok(Listed {
         registration: reg,
@@ -131,7 +150,7 @@ fn runs_each(source: &str) -> Around {
              }}\n\
              const content = [];\n\
              for (const set of sets) {{\n\
-             const call = typeof first === \"string\" ? [{source}, set, ...callArgs.slice(2)] : [{{ ...first, params: {{ ...first.params, name: {source}, arguments: set }} }}, ...callArgs.slice(1)];\n\
+             const call = typeof first === \"string\" ? [{source}, set, ...callArgs.slice(2)] : first?.params ? [{{ ...first, params: {{ ...first.params, name: {source}, arguments: set }} }}, ...callArgs.slice(1)] : [{{ ...first, name: {source}, arguments: set }}, ...callArgs.slice(1)];\n\
              const answer = await handler.apply(this, call);\n\
              if (answer?.isError) {{\n\
              return answer;\n\
@@ -200,6 +219,12 @@ impl Draft<'_> {
     ) -> Result<(), MutateError> {
         let reg = def.registration;
         let text = self.e.text(self.root, &reg.file)?.to_string();
+        // A shorthand entry (`{ name, inputSchema }`) keeps its key beside the new value.
+        let (at, end) = def.schema.bytes;
+        let shape = match text[..at].trim_end().ends_with(':') {
+            true => shape,
+            false => format!("{}: {shape}", &text[at..end]),
+        };
         let cuts = vec![
             (def.name.bytes, js_string(new)),
             (def.description.span.bytes, js_string(about)),

@@ -108,7 +108,7 @@ fn plan<'t>(
         FlexibleExpansion => Plan::Expansion(expansion::check(tool)?),
         ConstraintMutation => Plan::Constraint(constraint::check(kind, tool, all)?),
         ParameterPruning => Plan::Pruning(pruning::check(tool)?),
-        InterfaceRefactoring => Plan::Refactoring(refactoring::check(tool, all)?),
+        InterfaceRefactoring => Plan::Refactoring(refactoring::check(kind, tool, all)?),
         ToolDescriptionUpdate | ParameterDescriptionUpdate | JointDescriptionUpdate => {
             Plan::Description(descriptions::check(op, kind, tool, all)?)
         }
@@ -231,6 +231,11 @@ fn plan_in<'t>(op: Builtin, ctx: &Context, tool: &'t Tool) -> Result<Plan<'t>, &
             "its one new tool would be a search form, and its answer had no lines of text to search",
         );
     }
+    if let Plan::Refactoring(r) = &plan
+        && r.adds_nothing_showable(tool, cuts_lines(ctx, tool), ctx.json.contains(&tool.name))
+    {
+        return Err("no parameter it could add would show on its answers");
+    }
     Ok(plan)
 }
 
@@ -282,7 +287,7 @@ pub fn propose(op: Builtin, ctx: &Context) -> Result<Proposal, MutateError> {
         targets: vec![tool.name.clone()],
         effects: Vec::new(),
         constraint: ctx.constraint,
-        cuts_lines: !ctx.answering.contains(&tool.name) || ctx.multiline.contains(&tool.name),
+        cuts_lines: cuts_lines(ctx, tool),
         answers_json: ctx.json.contains(&tool.name),
         search_fits: search_fits(ctx, tool),
     };
@@ -323,6 +328,12 @@ struct Draft<'a> {
     /// Whether a search form of the tool could be seen working: its previous answer had
     /// several lines of text, not JSON (see [`search_fits`]).
     search_fits: bool,
+}
+
+/// Whether a cut by lines could show on `tool`'s answers: they had several lines, or nothing is
+/// known of them.
+fn cuts_lines(ctx: &Context, tool: &Tool) -> bool {
+    !ctx.answering.contains(&tool.name) || ctx.multiline.contains(&tool.name)
 }
 
 /// Whether `tool`'s previous answer had several lines, not JSON: a search form keeps some of

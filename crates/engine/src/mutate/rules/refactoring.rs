@@ -3,7 +3,7 @@
 //! saying so.
 
 use super::super::prose::Note;
-use super::super::{MutateError, Presence};
+use super::super::{ConstraintKind, MutateError, Presence};
 use super::expansion::{self, Expansion};
 use super::pruning::{self, Pruning};
 use super::{Draft, describable, shared_checks};
@@ -18,11 +18,28 @@ pub(super) struct Refactoring<'t> {
     pruning: Option<Pruning<'t>>,
 }
 
-pub(super) fn check<'t>(tool: &'t Tool, all: &[Tool]) -> Result<Refactoring<'t>, &'static str> {
+impl Refactoring<'_> {
+    /// Whether it can only add a parameter, and none could show on the tool's answers (see
+    /// [`expansion::showable`]).
+    pub(super) fn adds_nothing_showable(&self, tool: &Tool, cuts_lines: bool, json: bool) -> bool {
+        self.pruning.is_none() && expansion::showable(tool, cuts_lines, json).is_empty()
+    }
+}
+
+/// The refactoring `kind` allows on `tool`: a parameter added or pruned, or added only
+/// ([`ConstraintKind::NewOption`], which a release asks for P6).
+pub(super) fn check<'t>(
+    kind: ConstraintKind,
+    tool: &'t Tool,
+    all: &[Tool],
+) -> Result<Refactoring<'t>, &'static str> {
     let description = describable(tool)?;
     let expansion =
         shared_checks(FlexibleExpansion, tool, all).and_then(|()| expansion::check(tool));
-    let pruning = shared_checks(ParameterPruning, tool, all).and_then(|()| pruning::check(tool));
+    let pruning = match kind {
+        ConstraintKind::NewOption => Err("a new option was asked for, not a pruned one"),
+        _ => shared_checks(ParameterPruning, tool, all).and_then(|()| pruning::check(tool)),
+    };
     if let (Err(_), Err(why)) = (&expansion, &pruning) {
         return Err(why);
     }
@@ -42,7 +59,10 @@ impl Draft<'_> {
     ) -> Result<String, MutateError> {
         let name = &tool.name;
         let shows = !self.showable_params(tool).is_empty();
-        let (change, note) = match (plan.expansion.filter(|_| shows), &plan.pruning) {
+        let pruning = plan
+            .pruning
+            .filter(|_| self.constraint != ConstraintKind::NewOption);
+        let (change, note) = match (plan.expansion.filter(|_| shows), &pruning) {
             (Some(expansion), _) => {
                 let added = self.add_params(&expansion, tool, all, 1, Presence::Optional)?;
                 let note = self.writer().note(&Note::NewParam(&added[0]));
