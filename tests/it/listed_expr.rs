@@ -66,3 +66,33 @@ fn a_batch_form_whose_items_declare_another_tools_parameters_is_rejected() {
         "{reason}"
     );
 }
+
+#[test]
+fn a_later_change_of_the_tool_commits_with_its_batch_forms_items_following_it() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (work, proposal) = batch_of_define(&rt, dir.path());
+    let batch = proposal.added[0].clone();
+    let backend = Backend::Given {
+        proposal: Box::new(proposal),
+    };
+    let (status, reason, _) = one_round(&rt, &work, &backend);
+    assert_eq!(status, RoundStatus::Committed, "{reason}");
+    let described = given::rules_on(
+        &work,
+        mcpevol::operators::Builtin::ParameterDescriptionUpdate,
+        "define_word",
+    );
+    let backend = Backend::Given {
+        proposal: Box::new(described),
+    };
+    let (status, reason, round) = one_round(&rt, &work, &backend);
+    assert_eq!(status, RoundStatus::Committed, "{reason}");
+    let round = round.expect("committed");
+    // The batch form's items changed with its tool, and are recorded as they are.
+    assert!(
+        round.schema_changes.iter().any(|c| c.tool == batch),
+        "{:?}",
+        round.schema_changes
+    );
+}
