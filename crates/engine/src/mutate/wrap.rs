@@ -32,10 +32,30 @@ enum Site {
     RouterBody(Span),
 }
 
-/// Whether `tool` is routed by a function expression its wrapper holds as `handler` (so that
-/// wrapper code can call it again).
+/// Whether `tool` is routed by a function expression its wrapper holds as `handler`, which
+/// takes the call as arguments (so that wrapper code can call it again with other ones). One
+/// that reads the tool's name and input from its closure (`async () => { switch (name) ... }`
+/// inside `handleToolCall(name, args)`) runs the same call whatever it is given: on puppeteer,
+/// every batch form written so ran its own name with `items` as the arguments.
 pub(super) fn routes_by_expression(root: &Path, tool: &Tool) -> bool {
-    matches!(site(root, tool), Ok(Site::Router(_)))
+    let Ok(Site::Router(span)) = site(root, tool) else {
+        return false;
+    };
+    std::fs::read_to_string(root.join(&span.file))
+        .ok()
+        .and_then(|text| text.get(span.bytes.0..span.bytes.1).map(takes_arguments))
+        .unwrap_or(false)
+}
+
+/// Whether function expression `code` declares a parameter.
+fn takes_arguments(code: &str) -> bool {
+    let head = code.split_once("=>").map_or(code, |(h, _)| h);
+    let head = head.split_once('{').map_or(head, |(h, _)| h);
+    match (head.find('('), head.rfind(')')) {
+        (Some(open), Some(close)) if close > open => !head[open + 1..close].trim().is_empty(),
+        // `async request => ...`: one parameter, unparenthesised.
+        _ => true,
+    }
 }
 
 /// Why the JavaScript handler of `tool` cannot be wrapped, or Ok.
@@ -434,5 +454,16 @@ mod tests {
             ),
             "let wrappedResult = f(input.result); return wrappedResult;"
         );
+    }
+
+    #[test]
+    fn a_router_reading_its_call_from_its_closure_takes_no_arguments() {
+        assert!(!takes_arguments("async () => {\n switch (name) {}"));
+        assert!(!takes_arguments("async function () { switch (name) {} }"));
+        assert!(takes_arguments(
+            "async (request) => { switch (request.params.name) {} }"
+        ));
+        assert!(takes_arguments("async ({ params }) => params.name"));
+        assert!(takes_arguments("async request => request.params.name"));
     }
 }

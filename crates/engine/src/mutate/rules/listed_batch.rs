@@ -165,8 +165,8 @@ fn runs_each(source: &str) -> Around {
 
 impl Draft<'_> {
     /// Writes the listed batch form of `tool`; returns its name, or None (and writes nothing)
-    /// where the router is a function declaration: its body is wrapped in place, with no
-    /// handler the loop could call again.
+    /// where the router is a function declaration (its body is wrapped in place, with no
+    /// handler the loop could call again) or takes no arguments.
     pub(super) fn add_listed_batch(
         &mut self,
         sites: ListedBatch<'_>,
