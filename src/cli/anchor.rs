@@ -47,6 +47,17 @@ fn print_inventory(inventory: &Inventory) {
         );
     }
     println!("{} tools", inventory.tools.len());
+    if !inventory.not_reached.is_empty() {
+        let names: Vec<String> = inventory
+            .not_reached
+            .iter()
+            .map(|n| format!("{} ({})", n.name, n.file))
+            .collect();
+        println!(
+            "not reached from the launch, so left out: {}",
+            names.join(", ")
+        );
+    }
     for w in &inventory.warnings {
         eprintln!("warning: {w}");
     }

@@ -45,6 +45,12 @@ pub fn run(args: InitArgs) -> Result<()> {
         stages: evolve::default_stages(),
     };
     let v0 = runtime()?.block_on(init::init(&args.source, &args.workdir, &opts))?;
+    let settings = args.workdir.join(".mcpevol");
+    if let Some(relaxed) =
+        mcpevol::workspace::pypi::read_resolution(&settings).and_then(|r| r.summary())
+    {
+        eprintln!("note: {relaxed}");
+    }
     if args.json {
         print_json(&v0)
     } else {

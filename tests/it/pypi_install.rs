@@ -71,3 +71,47 @@ fn without_uv_pip_installs_a_release_with_the_dependencies_of_its_day() {
         "the server started but listed no tools"
     );
 }
+
+/// A package whose dependency came out after the day it is resolved at: the installer's error
+/// names the dependency, whose cut-off moves a step at a time until it resolves, and the
+/// install records what was relaxed and what it resolved to.
+#[test]
+fn a_dependency_newer_than_the_cutoff_is_relaxed_step_by_step_and_recorded() {
+    let cache = tempfile::tempdir().unwrap();
+    let folder = tempfile::tempdir().unwrap();
+    let write = |rel: &str, text: &str| {
+        let path = folder.path().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(
+        "pyproject.toml",
+        "[project]\nname = \"relaxdemo\"\nversion = \"0.1.0\"\ndependencies = [\"certifi>=2025.1.31\"]\n\n[build-system]\nrequires = [\"setuptools>=61\"]\nbuild-backend = \"setuptools.build_meta\"\n",
+    );
+    write("relaxdemo/__init__.py", "import certifi\n");
+    // certifi 2025.1.31 came out two months after this day.
+    let installed = mcpevol::workspace::pypi::install_folder_as_of(
+        folder.path(),
+        cache.path(),
+        Some("2024-12-01T00:00:00Z"),
+    )
+    .unwrap_or_else(|e| panic!("the install failed (this test needs the package index): {e}"));
+    let r = &installed.resolution;
+    assert_eq!(r.cutoff.as_deref(), Some("2024-12-01T00:00:00Z"));
+    let relaxed: Vec<(&str, Option<&str>)> = r
+        .relaxed
+        .iter()
+        .map(|x| (x.package.as_str(), x.cutoff.as_deref()))
+        .collect();
+    // A month later is not enough (certifi 2024.12.14 is the latest then); six months is.
+    assert_eq!(relaxed, [("certifi", Some("2025-05-30T00:00:00Z"))]);
+    assert!(
+        r.frozen.iter().any(|l| l.starts_with("certifi==2025.")),
+        "{:?}",
+        r.frozen
+    );
+    // The record is what a later read of the install finds.
+    let again = mcpevol::workspace::pypi::read_resolution(installed.venv.parent().unwrap());
+    assert_eq!(again.as_ref(), Some(r));
+    assert!(r.summary().unwrap().contains("certifi as of 2025-05-30"));
+}

@@ -9,6 +9,7 @@
 
 mod calls;
 pub mod decorators;
+mod modules;
 pub mod split;
 
 use std::collections::{HashMap, HashSet};
@@ -166,6 +167,11 @@ pub struct FileFacts {
     pub helper_uses: Vec<decorators::HelperUse>,
     /// JS/TS: the relative specifiers the file imports (`reach.rs` follows them from the entry).
     pub imports: Vec<String>,
+    /// JS/TS: whether it also loads paths it computes, which `reach.rs` cannot follow.
+    pub computes_imports: bool,
+    /// Registrations (by definition span) inside a named function this file never calls,
+    /// with its name: they run only if another file calls it (see `callers.rs`).
+    pub uncalled: Vec<(Span, String)>,
     pub warnings: Vec<String>,
 }
 
@@ -250,8 +256,12 @@ fn read_parts(
         for m in matches {
             reader.read_match(kind(m), m);
         }
+        if let Some(module) = reader.module_tool(parts) {
+            reader.facts.candidates.push(module);
+        }
         return reader.facts;
     }
+    let module = reader.module_tool(parts);
     let parts: Vec<FileFacts> = groups
         .par_iter()
         .map(|matches| {
@@ -266,6 +276,7 @@ fn read_parts(
     for part in parts {
         facts.append(part);
     }
+    facts.candidates.extend(module);
     facts
 }
 
@@ -424,7 +435,10 @@ impl<'t> Reader<'_, 't> {
             .filter(|_| has("name"))
             .and_then(|c| self.config_object(c))
             .map(|c| self.config_fields(c));
-        let strong = STRONG_TOOL_KEYS.iter().any(|k| has(k)) || config.is_some();
+        // A schema is never an array: `{ name, description, parameters: ["[url]"] }` is a
+        // command-line command.
+        let not_array = |k: &str| value(k).is_some_and(|v| unwrap(v).kind() != "array");
+        let strong = STRONG_TOOL_KEYS.iter().any(|k| not_array(k)) || config.is_some();
         let weak = has("description") && WEAK_TOOL_KEYS.iter().any(|k| has(k));
         let excluded = NOT_TOOL_KEYS.iter().any(|k| has(k));
         // `{ ...ECHO_TOOL, name: "echo_lite", description }`: a definition derived from another.

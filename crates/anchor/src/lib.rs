@@ -3,6 +3,7 @@
 //! Files are parsed in parallel; each yields [`facts::FileFacts`] (its trees are then dropped),
 //! and [`link::link`] joins the facts of all files into one [`Inventory`].
 
+pub mod callers;
 pub mod changes;
 pub mod facts;
 pub mod files;
@@ -18,7 +19,7 @@ pub mod syntax;
 pub mod text;
 pub mod trees;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -28,7 +29,7 @@ use tree_sitter::{Parser, Tree};
 use files::SourceFile;
 use grammar::Lang;
 pub(crate) use mcpevol_core::hash::content_hash;
-use mcpevol_core::inventory::Inventory;
+use mcpevol_core::inventory::{Inventory, NotReached, Span, Tool};
 
 #[derive(Debug, thiserror::Error)]
 pub enum AnchorError {
@@ -110,15 +111,27 @@ pub fn anchor_with(root: &Path, cache: &Mutex<FactsCache>) -> Result<Inventory, 
         warnings.append(&mut facts.warnings);
     }
     let entry = entry_file(root);
-    let imports: HashMap<&str, &[String]> = read
+    let reaching: HashMap<&str, reach::Reaching> = read
         .iter()
-        .map(|(r, f)| (r.as_str(), f.imports.as_slice()))
+        .map(|(r, f)| {
+            let reaching = reach::Reaching {
+                imports: &f.imports,
+                computes_imports: f.computes_imports,
+                defines_tools: !f.candidates.is_empty() || !f.dispatches.is_empty(),
+            };
+            (r.as_str(), reaching)
+        })
         .collect();
-    let reached = entry
-        .as_deref()
-        .map(|e| reach::reachable(e, &imports))
-        .unwrap_or_default();
-    let tools = link::link(&read, entry.as_deref(), &reached);
+    let launched = entry.as_deref().and_then(|e| reach::launched(e, &reaching));
+    let reached = launched.clone().unwrap_or_default();
+    let (mut tools, mut not_reached) = confine(
+        link::link(&read, entry.as_deref(), &reached),
+        launched.as_ref(),
+    );
+    if let Some(launched) = &launched {
+        not_reached.extend(uncalled(root, &mut tools, &read, launched));
+    }
+    not_reached.sort_by(|a, b| (&a.name, &a.file).cmp(&(&b.name, &b.file)));
     if tools.is_empty() {
         warnings.push(format!(
             "no tools found in the package's own {} source files; a server that takes its tools from a dependency (node_modules) is out of reach",
@@ -129,7 +142,66 @@ pub fn anchor_with(root: &Path, cache: &Mutex<FactsCache>) -> Result<Inventory, 
         root: root.display().to_string(),
         tools,
         warnings,
+        not_reached,
     })
+}
+
+/// The tools the launch runs, and those defined only where it never reaches.
+fn confine(tools: Vec<Tool>, launched: Option<&HashSet<String>>) -> (Vec<Tool>, Vec<NotReached>) {
+    let Some(launched) = launched else {
+        return (tools, Vec::new());
+    };
+    let (kept, dropped): (Vec<Tool>, Vec<Tool>) = tools
+        .into_iter()
+        .partition(|t| launched.contains(&t.definition.file));
+    let not_reached = dropped
+        .into_iter()
+        .map(|t| NotReached {
+            name: t.name,
+            file: t.definition.file,
+        })
+        .collect();
+    (kept, not_reached)
+}
+
+/// The tools registered only inside a function that no launched file calls: the text of the
+/// other launched files is read for its name, once per name.
+fn uncalled(
+    root: &Path,
+    tools: &mut Vec<Tool>,
+    read: &[(String, facts::FileFacts)],
+    launched: &HashSet<String>,
+) -> Vec<NotReached> {
+    let inside: HashMap<&Span, &str> = read
+        .iter()
+        .flat_map(|(_, f)| f.uncalled.iter().map(|(s, n)| (s, n.as_str())))
+        .collect();
+    if inside.is_empty() {
+        return Vec::new();
+    }
+    let mut texts: HashMap<&str, String> = HashMap::new();
+    let mut called = |function: &str, from: &str| {
+        launched.iter().filter(|f| f.as_str() != from).any(|f| {
+            let text = texts
+                .entry(f.as_str())
+                .or_insert_with(|| std::fs::read_to_string(root.join(f)).unwrap_or_default());
+            callers::mentions(text, function, 1) > 0
+        })
+    };
+    let (dormant, kept): (Vec<Tool>, Vec<Tool>) =
+        std::mem::take(tools).into_iter().partition(|t| {
+            inside
+                .get(&t.definition)
+                .is_some_and(|f| !called(f, &t.definition.file))
+        });
+    *tools = kept;
+    dormant
+        .into_iter()
+        .map(|t| NotReached {
+            name: t.name,
+            file: t.definition.file,
+        })
+        .collect()
 }
 
 /// The source file the server's launch command runs, relative to the root.
@@ -250,6 +322,7 @@ pub fn read_source(rel: &str, lang: Lang, bytes: Vec<u8>) -> facts::FileFacts {
     {
         return facts::FileFacts {
             imports: reach::specifiers(&src),
+            computes_imports: reach::computes_imports(&src),
             ..facts::read_pieces(&trees, &src, rel, lang)
         };
     }
@@ -257,6 +330,7 @@ pub fn read_source(rel: &str, lang: Lang, bytes: Vec<u8>) -> facts::FileFacts {
         Some(tree) if lang == Lang::Python => python::read(&tree, &src, rel),
         Some(tree) => facts::FileFacts {
             imports: reach::specifiers(&src),
+            computes_imports: reach::computes_imports(&src),
             ..facts::read(&tree, &src, rel, lang)
         },
         None => skipped("the parser gave up on it".into()),

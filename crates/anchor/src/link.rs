@@ -382,7 +382,7 @@ fn choose_definitions<'f>(
                 loop_registration |= c.kind == CandidateKind::RegisterCall;
                 continue;
             };
-            if name.is_empty() {
+            if !crate::syntax::could_name_a_tool(&name) {
                 continue;
             }
             let entry = best.entry(name).or_insert(c);

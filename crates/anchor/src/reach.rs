@@ -1,6 +1,7 @@
-//! Which JS/TS files the launched entry reaches through relative imports: a package may ship
-//! an old build beside the one it runs (a stale `dist/index.js` next to `dist/main/index.js`),
-//! and a tool defined in both is the running one where the entry reaches it.
+//! Which JS/TS files the launched entry reaches through relative imports. A package may ship
+//! more than it runs: an old build beside the one it runs (a stale `dist/index.js` next to
+//! `dist/main/index.js`), a second server behind another `bin`, its TypeScript sources beside
+//! the build, examples. A tool defined only there is not the launched server's.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Component, Path, PathBuf};
@@ -14,6 +15,18 @@ static SPECIFIER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#"(?:\bfrom|\bimport|\brequire)\s*\(?\s*["'](\.{1,2}/[^"'\n]+)["']"#)
         .expect("the import pattern compiles")
 });
+
+/// An `import(...)` or `require(...)` of a path computed at run time (a template, or a path
+/// joined from `__dirname` or `import.meta`): the files it loads cannot be known statically.
+static COMPUTED_IMPORT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r#"(?:\bimport|\brequire)\s*\(\s*(?:`(?:\.{1,2}/|\$\{)|[^)]*(?:__dirname|import\.meta|\bjoin\(|\bresolve\())"#,
+    )
+    .expect("the computed import pattern compiles")
+});
+
+/// The extensions of a JavaScript or TypeScript entry.
+const SOURCE_EXTENSIONS: &[&str] = &[".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".tsx"];
 
 /// Files tried for a specifier, in order: as written, then with the extensions and index files
 /// Node and TypeScript resolve.
@@ -38,10 +51,45 @@ pub fn specifiers(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// Whether a source loads files whose paths it computes (see [`COMPUTED_IMPORT`]).
+pub fn computes_imports(text: &str) -> bool {
+    COMPUTED_IMPORT.is_match(text)
+}
+
+/// What one file tells the reach: its relative specifiers, whether it also loads computed
+/// paths, and whether it defines or routes tools.
+pub struct Reaching<'a> {
+    pub imports: &'a [String],
+    pub computes_imports: bool,
+    pub defines_tools: bool,
+}
+
+/// The files the launch runs, when that is known: those `entry` reaches, provided the entry
+/// is JavaScript or TypeScript, none of them loads a computed path, and some of them defines
+/// or routes a tool (an entry that only hands over to a dependency, or to a path it computes,
+/// says nothing about the rest). `None` means unknown: every file may run.
+pub fn launched(entry: &str, files: &HashMap<&str, Reaching>) -> Option<HashSet<String>> {
+    if !SOURCE_EXTENSIONS.iter().any(|ext| entry.ends_with(ext)) {
+        return None;
+    }
+    let imports: HashMap<&str, &[String]> = files.iter().map(|(f, r)| (*f, r.imports)).collect();
+    let reached = reachable(entry, &imports);
+    let facts = |f: &String| files.get(f.as_str());
+    let open = reached
+        .iter()
+        .any(|f| facts(f).is_some_and(|r| r.computes_imports));
+    let defines = reached
+        .iter()
+        .any(|f| facts(f).is_some_and(|r| r.defines_tools));
+    (!open && defines).then_some(reached)
+}
+
 /// The files (as anchoring names them) reachable from `entry`, given each source's
-/// specifiers, the entry included; empty when the entry imports nothing of its own (a bundle,
-/// or not JS), which means "unknown", not "nothing".
+/// specifiers, the entry included; empty when the entry is not one of the sources.
 pub fn reachable(entry: &str, imports: &HashMap<&str, &[String]>) -> HashSet<String> {
+    if !imports.contains_key(entry) {
+        return HashSet::new();
+    }
     let sources: HashSet<String> = imports.keys().map(|k| k.to_string()).collect();
     let mut seen: HashSet<String> = HashSet::new();
     let mut queue = VecDeque::from([entry.to_string()]);
@@ -55,9 +103,6 @@ pub fn reachable(entry: &str, imports: &HashMap<&str, &[String]>) -> HashSet<Str
                 queue.push_back(target);
             }
         }
-    }
-    if seen.len() < 2 {
-        return HashSet::new();
     }
     seen
 }
@@ -127,8 +172,56 @@ mod tests {
                 "dist/routes/index.js"
             ]
         );
-        // An entry that imports nothing of its own says nothing about the rest.
-        assert!(reachable("dist/index.js", &imports).is_empty());
+        // A bundle reaches itself only.
+        assert_eq!(reachable("dist/index.js", &imports).len(), 1);
+        assert!(reachable("dist/gone.js", &imports).is_empty());
+    }
+
+    fn reaching<'a>(imports: &'a [String], text: &str, defines_tools: bool) -> Reaching<'a> {
+        Reaching {
+            imports,
+            computes_imports: computes_imports(text),
+            defines_tools,
+        }
+    }
+
+    #[test]
+    fn the_launch_is_known_only_where_the_entry_reaches_a_tool_and_loads_no_computed_path() {
+        let none: Vec<String> = Vec::new();
+        let server = vec!["./server.js".to_string()];
+        let shim = "import(\"./server.js\");";
+        // A bundle that registers its own tools: it alone runs.
+        let files = HashMap::from([
+            ("dist/a.js", reaching(&none, "", true)),
+            ("dist/b.js", reaching(&none, "", true)),
+        ]);
+        let launched_a = launched("dist/a.js", &files).expect("known");
+        assert_eq!(launched_a, HashSet::from(["dist/a.js".to_string()]));
+        // A shim that reaches no tool says nothing.
+        let files = HashMap::from([
+            ("bin/cli.js", reaching(&none, "require('some-dep')", false)),
+            ("dist/a.js", reaching(&none, "", true)),
+        ]);
+        assert_eq!(launched("bin/cli.js", &files), None);
+        // A computed path may load anything.
+        for computed in [
+            "await import(`./tools/${name}.js`)",
+            "require(path.join(__dirname, 'tools', f))",
+            "await import(new URL('./x.js', import.meta.url))",
+        ] {
+            let files = HashMap::from([
+                ("dist/index.js", reaching(&server, computed, false)),
+                ("dist/server.js", reaching(&none, "", true)),
+            ]);
+            assert_eq!(launched("dist/index.js", &files), None, "{computed}");
+        }
+        let files = HashMap::from([
+            ("dist/index.js", reaching(&server, shim, false)),
+            ("dist/server.js", reaching(&none, "", true)),
+        ]);
+        assert_eq!(launched("dist/index.js", &files).map(|r| r.len()), Some(2));
+        // Python entries are followed elsewhere.
+        assert_eq!(launched("pkg/server.py", &files), None);
     }
 
     #[test]

@@ -91,6 +91,20 @@ pub fn path(node: Node, src: &str) -> Option<String> {
     }
 }
 
+/// The literal a name falls back to (`toolName || "web_search"`, `name ?? "web_search"`): a
+/// helper that lets its caller rename the tool registers it under that literal by default.
+pub fn or_default<'t>(node: Node<'t>, src: &str) -> Node<'t> {
+    let fallback = Some(unwrap(node))
+        .filter(|n| n.kind() == "binary_expression")
+        .filter(|n| {
+            n.child_by_field_name("operator")
+                .is_some_and(|o| matches!(text(o, src), "||" | "??"))
+        })
+        .and_then(|n| n.child_by_field_name("right"))
+        .filter(|r| string_value(*r, src).is_some());
+    fallback.unwrap_or(node)
+}
+
 pub fn expr(node: Node, src: &str) -> Expr {
     if let Some(s) = string_value(node, src) {
         Expr::Str(s)
@@ -169,6 +183,17 @@ pub fn arguments<'t>(args: Node<'t>) -> Vec<Node<'t>> {
         .collect()
 }
 
+/// Whether a resolved name could be a tool's: not empty, one line, and none of the characters
+/// of a pattern or code (a minified `e` may resolve to a regular expression's text elsewhere
+/// in a bundle, `"[0-5]\\d"`). MCP names are letters, digits, `_`, `-`, `.` and `/`.
+pub fn could_name_a_tool(name: &str) -> bool {
+    !name.trim().is_empty()
+        && name.len() <= 128
+        && !name
+            .chars()
+            .any(|c| c.is_control() || "[](){}<>\\^$*+?|\"'`,;=".contains(c))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -195,6 +220,16 @@ mod tests {
             stack.extend(node.children(&mut cursor));
         }
         out
+    }
+
+    #[test]
+    fn names_with_the_characters_of_a_pattern_or_code_are_no_tool_names() {
+        assert!(could_name_a_tool("get_weather"));
+        assert!(could_name_a_tool("resolve-library-id"));
+        assert!(could_name_a_tool("github.search/issues"));
+        for bad in ["", "[0-5]\\d", "a(b)", "x = 1", "two\nlines", "^start$"] {
+            assert!(!could_name_a_tool(bad), "{bad:?}");
+        }
     }
 
     #[test]

@@ -14,6 +14,17 @@ pub struct Inventory {
     pub tools: Vec<Tool>,
     /// Files skipped or only partly understood, each naming the file and the reason.
     pub warnings: Vec<String>,
+    /// Tools registered in files the launched entry never reaches (another server of the
+    /// package, sources shipped beside the build, examples): never offered to an operator.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_reached: Vec<NotReached>,
+}
+
+/// A tool definition in a file the launch does not reach, by name and file.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct NotReached {
+    pub name: String,
+    pub file: String,
 }
 
 impl Inventory {

@@ -80,11 +80,17 @@ async fn build(source: &str, workdir: &Path, opts: &InitOptions) -> Result<Versi
     config.args.extend(opts.args.iter().cloned());
     config.env.extend(opts.env.clone());
     let config_path = workdir.join(CONFIG_PATH);
-    std::fs::create_dir_all(config_path.parent().expect("has a parent"))
+    let settings = config_path.parent().expect("has a parent");
+    // A Python install whose cut-off was relaxed says so where its launch settings are read.
+    let note = workspace::pypi::read_resolution(settings)
+        .and_then(|r| r.summary())
+        .map(|s| format!("# {s} (see {})\n", workspace::pypi::RESOLUTION_FILE))
+        .unwrap_or_default();
+    std::fs::create_dir_all(settings)
         .and_then(|_| {
             std::fs::write(
                 &config_path,
-                toml::to_string(&config).expect("launch settings serialize"),
+                note + &toml::to_string(&config).expect("launch settings serialize"),
             )
         })
         .map_err(|source| InitError::Write {

@@ -280,6 +280,10 @@ impl<'t> Reader<'_, 't> {
         handler: Option<HandlerRef>,
         (description, schema, output): Fields,
     ) {
+        let name = crate::syntax::or_default(name, self.src);
+        if let Some(function) = crate::callers::uncalled_around(call, self.src) {
+            self.facts.uncalled.push((definition.clone(), function));
+        }
         let sites = Sites {
             name: Some(span(name, self.rel)),
             description,
@@ -296,5 +300,29 @@ impl<'t> Reader<'_, 't> {
             holder: None,
             sites,
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::grammar::Lang;
+    use crate::syntax::Expr;
+
+    #[test]
+    fn a_name_its_caller_may_override_is_registered_under_its_default() {
+        let src = "function registerSearch(server, toolName) {\n  server.tool(toolName || \"web_search\", \"Search the web\", { q: z.string() }, async () => ({}));\n}\nregisterSearch(server);\n";
+        let facts = crate::read_source("index.js", Lang::JavaScript, src.as_bytes().to_vec());
+        let c = &facts.candidates[0];
+        assert_eq!(c.name, Expr::Str("web_search".into()));
+        // A rename edits the literal, not the caller's override.
+        let site = c.sites.name.as_ref().unwrap();
+        assert_eq!(&src[site.bytes.0..site.bytes.1], "\"web_search\"");
+    }
+
+    #[test]
+    fn a_command_line_command_whose_parameters_are_an_array_is_no_tool() {
+        let src = "const fetchCommand = command({ name: \"fetch\", description: \"Fetch data and print it\", parameters: [\"[url]\"], flags: {} }, run);\n";
+        let facts = crate::read_source("bin.js", Lang::JavaScript, src.as_bytes().to_vec());
+        assert!(facts.candidates.is_empty(), "{:?}", facts.candidates);
     }
 }

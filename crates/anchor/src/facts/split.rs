@@ -60,6 +60,8 @@ impl FileFacts {
             registering_fns,
             helper_uses,
             imports,
+            computes_imports,
+            uncalled,
             warnings,
         } = other;
         self.candidates.extend(candidates);
@@ -73,6 +75,8 @@ impl FileFacts {
         self.registering_fns.extend(registering_fns);
         self.helper_uses.extend(helper_uses);
         self.imports.extend(imports);
+        self.computes_imports |= computes_imports;
+        self.uncalled.extend(uncalled);
         self.warnings.extend(warnings);
     }
 }

@@ -10,6 +10,7 @@ mod odb;
 mod package;
 pub mod pypi;
 mod pypi_index;
+mod pypi_relax;
 mod pypi_spec;
 mod recover;
 mod repo;

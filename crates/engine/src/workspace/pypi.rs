@@ -24,6 +24,7 @@ use std::process::Command;
 
 use mcpevol_oracle::server::LaunchConfig;
 
+pub use super::pypi_relax::Resolution;
 use super::pypi_spec::io;
 pub use super::pypi_spec::{PypiError, PypiSpec, normalize};
 pub use mcpevol_oracle::server::launch::{VENV_LINK, VENV_PYTHON};
@@ -37,6 +38,16 @@ pub struct Installed {
     pub package: PathBuf,
     /// How to start it from a package folder that holds a `.venv` link.
     pub launch: LaunchConfig,
+    /// How its dependencies were resolved (`resolution.toml` beside `venv/`).
+    pub resolution: Resolution,
+}
+
+/// Where an install, and a workspace under `.mcpevol/`, record their resolution.
+pub const RESOLUTION_FILE: &str = "resolution.toml";
+
+/// The resolution recorded in `dir` (an install folder, or a workspace's `.mcpevol/`).
+pub fn read_resolution(dir: &Path) -> Option<Resolution> {
+    toml::from_str(&fs::read_to_string(dir.join(RESOLUTION_FILE)).ok()?).ok()
 }
 
 /// Where shared installs live.
@@ -77,6 +88,16 @@ pub fn install_dir(spec: &PypiSpec, cache: &Path) -> PathBuf {
 /// Installs the package of a local folder (its dependencies resolved as of today) into a cache
 /// folder keyed by its name, version and `pyproject.toml`.
 pub fn install_folder(folder: &Path, cache: &Path) -> Result<Installed, PypiError> {
+    install_folder_as_of(folder, cache, None)
+}
+
+/// [`install_folder`] with its dependencies resolved as of `cutoff` (RFC 3339), as a release's
+/// are as of its upload: how a package of one's own reproduces a day's resolution.
+pub fn install_folder_as_of(
+    folder: &Path,
+    cache: &Path,
+    cutoff: Option<&str>,
+) -> Result<Installed, PypiError> {
     let manifest = folder.join("pyproject.toml");
     let text = fs::read_to_string(&manifest).map_err(io(&manifest))?;
     let table: toml::Table = toml::from_str(&text).map_err(|e| PypiError::Io {
@@ -92,7 +113,7 @@ pub fn install_folder(folder: &Path, cache: &Path) -> Result<Installed, PypiErro
             .to_string()
     };
     let name = normalize(&field("name"));
-    let key = mcpevol_core::hash::content_hash(text.as_bytes());
+    let key = mcpevol_core::hash::content_hash(format!("{text}{cutoff:?}").as_bytes());
     let dir = cache
         .join("pypi")
         .join(format!("local-{name}-{}-{key:016x}", field("version")));
@@ -100,7 +121,7 @@ pub fn install_folder(folder: &Path, cache: &Path) -> Result<Installed, PypiErro
         return Ok(done);
     }
     let folder = folder.canonicalize().map_err(io(folder))?;
-    build_install(&dir, &name, &folder.display().to_string(), None)
+    build_install(&dir, &name, &folder.display().to_string(), cutoff)
 }
 
 /// The install at `dir` when a whole one is there (it is renamed into place when complete).
@@ -110,6 +131,7 @@ fn read_installed(dir: &Path) -> Option<Installed> {
     let launch = fs::read_to_string(dir.join("launch.toml")).ok()?;
     Some(Installed {
         launch: toml::from_str(&launch).ok()?,
+        resolution: read_resolution(dir).unwrap_or_default(),
         venv,
         package,
     })
@@ -133,7 +155,35 @@ fn build_install(
     let venv = scratch.path().join("venv");
     let installer = Installer::find()?;
     installer.make_venv(&venv)?;
-    installer.install(&venv, requirement, cutoff)?;
+    let mut resolution = Resolution {
+        cutoff: cutoff.map(str::to_string),
+        ..Resolution::default()
+    };
+    // A dependency set that does not resolve as of the upload date: the package the installer
+    // names gets a later cut-off, step by step (see `pypi_relax.rs`).
+    loop {
+        let error = match installer.install(&venv, requirement, &resolution) {
+            Ok(()) => break,
+            Err(e) => e,
+        };
+        let relaxed = match &error {
+            PypiError::Failed { stderr_tail, .. } => resolution.relax(stderr_tail).cloned(),
+            _ => None,
+        };
+        let Some(relaxed) = relaxed else {
+            return Err(error);
+        };
+        tracing::warn!(
+            "{requirement}: its dependencies as of {} do not resolve; trying {} as of {}",
+            cutoff.unwrap_or("its upload"),
+            relaxed.package,
+            relaxed.cutoff.as_deref().unwrap_or("today")
+        );
+    }
+    resolution.frozen = installer.freeze(&venv);
+    let resolution_path = scratch.path().join(RESOLUTION_FILE);
+    let resolution_text = toml::to_string(&resolution).expect("a resolution serializes");
+    fs::write(&resolution_path, resolution_text).map_err(io(&resolution_path))?;
     let site = site_packages(&venv)?;
     let (files, entry_points) = own_files(&site, name)?;
     let package = scratch.path().join("package");
@@ -355,28 +405,44 @@ impl Installer {
         }
     }
 
+    /// Installs `requirement` resolved as `resolution` says: uv moves only the relaxed
+    /// packages' cut-offs; pip, which has one cut-off for all, moves it to the latest.
     fn install(
         &self,
         venv: &Path,
         requirement: &str,
-        cutoff: Option<&str>,
+        resolution: &Resolution,
     ) -> Result<(), PypiError> {
         let python = venv.join("bin").join("python").display().to_string();
         match self {
             Installer::Uv(uv) => {
-                let mut args: Vec<&str> = uv[1..].iter().map(String::as_str).collect();
-                args.extend([
-                    "pip",
-                    "install",
-                    "--quiet",
-                    "--compile-bytecode",
-                    "--python",
-                    &python,
-                ]);
-                if let Some(cutoff) = cutoff {
-                    args.extend(["--exclude-newer", cutoff]);
+                let mut args: Vec<String> = uv[1..].to_vec();
+                args.extend(
+                    [
+                        "pip",
+                        "install",
+                        "--quiet",
+                        "--compile-bytecode",
+                        "--python",
+                    ]
+                    .map(String::from),
+                );
+                args.push(python);
+                if let Some(cutoff) = &resolution.cutoff {
+                    args.extend(["--exclude-newer".into(), cutoff.clone()]);
                 }
-                args.push(requirement);
+                let today = (chrono::Utc::now() + chrono::Duration::days(1))
+                    .format("%Y-%m-%dT%H:%M:%SZ")
+                    .to_string();
+                for r in &resolution.relaxed {
+                    let until = r.cutoff.as_deref().unwrap_or(&today);
+                    args.extend([
+                        "--exclude-newer-package".into(),
+                        format!("{}={until}", r.package),
+                    ]);
+                }
+                args.push(requirement.to_string());
+                let args: Vec<&str> = args.iter().map(String::as_str).collect();
                 run(&uv[0], &args)
             }
             Installer::Pip { .. } => {
@@ -387,6 +453,16 @@ impl Installer {
                     "--quiet",
                     "--disable-pip-version-check",
                 ];
+                let cutoff = match resolution
+                    .relaxed
+                    .iter()
+                    .map(|r| &r.cutoff)
+                    .max_by(|a, b| a.is_none().cmp(&b.is_none()).then(a.cmp(b)))
+                {
+                    Some(None) => None,
+                    Some(Some(later)) => Some(later.as_str()),
+                    None => resolution.cutoff.as_deref(),
+                };
                 if let Some(cutoff) = cutoff {
                     if pip_resolves_by_date(&python) {
                         args.extend([PIP_CUTOFF_FLAG, cutoff]);
@@ -400,6 +476,33 @@ impl Installer {
                 run(&python, &args)
             }
         }
+    }
+}
+
+impl Installer {
+    /// The environment's packages as `name==version` lines (empty when the listing fails: it
+    /// is a record, not a step of the install).
+    fn freeze(&self, venv: &Path) -> Vec<String> {
+        let python = venv.join("bin").join("python").display().to_string();
+        let out = match self {
+            Installer::Uv(uv) => Command::new(&uv[0])
+                .args(&uv[1..])
+                .args(["pip", "freeze", "--python", &python])
+                .output(),
+            Installer::Pip { .. } => Command::new(&python)
+                .args(["-m", "pip", "freeze", "--disable-pip-version-check"])
+                .output(),
+        };
+        out.ok()
+            .filter(|o| o.status.success())
+            .map(|o| {
+                String::from_utf8_lossy(&o.stdout)
+                    .lines()
+                    .filter(|l| !l.trim().is_empty())
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 }
 
@@ -479,6 +582,10 @@ fn run(program: &str, args: &[&str]) -> Result<(), PypiError> {
 pub fn fill_workdir(installed: &Installed, workdir: &Path) -> Result<LaunchConfig, PypiError> {
     copy_sources(&installed.package, workdir, |_| false)?;
     link_venv(installed, workdir)?;
+    let record = workdir.join(".mcpevol").join(RESOLUTION_FILE);
+    fs::create_dir_all(workdir.join(".mcpevol")).map_err(io(workdir))?;
+    let text = toml::to_string(&installed.resolution).expect("a resolution serializes");
+    fs::write(&record, text).map_err(io(&record))?;
     Ok(installed.launch.clone())
 }
 
