@@ -48,27 +48,43 @@ pub enum CatalogError {
     Parse { path: PathBuf, why: String },
 }
 
+/// One PyPI install of a catalog: made now or found, and what its resolution had to relax.
+#[derive(Debug, Clone)]
+pub struct Install {
+    pub fresh: bool,
+    pub note: Option<String>,
+}
+
 impl Catalog {
     /// Installs every PyPI package the catalog names under `installed/` beside it, skipping
-    /// those already there; returns each with whether it was installed now.
-    pub fn install_pypi(&self, catalog_dir: &Path) -> Result<Vec<(String, bool)>, pypi::PypiError> {
+    /// those already there; returns each with how it went. One failed install does not stop
+    /// the others.
+    pub fn install_pypi(
+        &self,
+        catalog_dir: &Path,
+    ) -> Vec<(String, Result<Install, pypi::PypiError>)> {
         let cache = catalog_dir.join(PYPI_INSTALLS);
-        let mut done: Vec<(String, bool)> = Vec::new();
+        let mut done: Vec<(String, Result<Install, pypi::PypiError>)> = Vec::new();
         for entry in &self.servers {
             let Some(spec) = entry.pypi_spec() else {
                 continue;
             };
-            let spec = spec?;
             if done.iter().any(|(p, _)| *p == entry.package) {
                 continue;
             }
-            let fresh = !pypi::install_dir(&spec, &cache)
-                .join("launch.toml")
-                .is_file();
-            pypi::install_release(&spec, &cache)?;
-            done.push((entry.package.clone(), fresh));
+            let result = spec.and_then(|spec| {
+                let fresh = !pypi::install_dir(&spec, &cache)
+                    .join("launch.toml")
+                    .is_file();
+                let installed = pypi::install_release(&spec, &cache)?;
+                Ok(Install {
+                    fresh,
+                    note: installed.resolution.summary(),
+                })
+            });
+            done.push((entry.package.clone(), result));
         }
-        Ok(done)
+        done
     }
 
     pub fn load(path: &Path) -> Result<Catalog, CatalogError> {

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use mcpevol::catalog::Catalog;
 
 #[derive(clap::Args)]
@@ -29,17 +29,34 @@ pub fn run(args: InstallArgs) -> Result<()> {
         loaded.servers.retain(|s| args.only.contains(&s.id));
     }
     let dir = args.catalog.parent().unwrap_or(Path::new("."));
-    let done = loaded
-        .install_pypi(dir)
-        .with_context(|| format!("installing the PyPI servers of {}", args.catalog.display()))?;
-    for (package, fresh) in &done {
-        println!(
-            "{package}: {}",
-            if *fresh {
-                "installed"
-            } else {
-                "already installed"
+    let done = loaded.install_pypi(dir);
+    let mut failed = Vec::new();
+    for (package, result) in &done {
+        match result {
+            Ok(install) => {
+                let state = if install.fresh {
+                    "installed"
+                } else {
+                    "already installed"
+                };
+                match &install.note {
+                    Some(note) => println!("{package}: {state} ({note})"),
+                    None => println!("{package}: {state}"),
+                }
             }
+            Err(e) => {
+                eprintln!("{package}: not installed: {e}");
+                failed.push(package.as_str());
+            }
+        }
+    }
+    if !failed.is_empty() {
+        anyhow::bail!(
+            "installing the PyPI servers of {}: {} of {} failed ({})",
+            args.catalog.display(),
+            failed.len(),
+            done.len(),
+            failed.join(", ")
         );
     }
     Ok(())

@@ -115,3 +115,36 @@ fn a_dependency_newer_than_the_cutoff_is_relaxed_step_by_step_and_recorded() {
     assert_eq!(again.as_ref(), Some(r));
     assert!(r.summary().unwrap().contains("certifi as of 2025-05-30"));
 }
+
+/// A catalog whose first release does not exist still installs the next, then fails naming
+/// the one it could not install.
+#[test]
+fn one_failed_install_in_a_catalog_does_not_stop_the_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let catalog = dir.path().join("servers.toml");
+    let entries = "[[server]]\nid = \"gone\"\npackage = \"pypi:mcp-server-time==1999.1.1\"\n\n[[server]]\nid = \"time\"\npackage = \"pypi:mcp-server-time==2025.9.25\"\n";
+    std::fs::write(&catalog, entries).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_mcpevol"))
+        .args(["install", catalog.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(!out.status.success(), "{stdout}");
+    assert!(
+        stderr.contains("pypi:mcp-server-time==1999.1.1: not installed")
+            && stderr.contains("1 of 2 failed"),
+        "{stderr}"
+    );
+    assert!(
+        stdout.contains("pypi:mcp-server-time==2025.9.25: installed"),
+        "(this test needs the package index)\n{stdout}\n{stderr}"
+    );
+    assert!(
+        dir.path()
+            .join("installed/pypi/mcp-server-time-2025.9.25/launch.toml")
+            .is_file()
+    );
+}

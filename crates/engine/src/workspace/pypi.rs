@@ -154,22 +154,35 @@ fn build_install(
         .map_err(io(parent))?;
     let venv = scratch.path().join("venv");
     let installer = Installer::find()?;
-    installer.make_venv(&venv)?;
+    installer.make_venv(&venv, None)?;
     let mut resolution = Resolution {
         cutoff: cutoff.map(str::to_string),
         ..Resolution::default()
     };
     // A dependency set that does not resolve as of the upload date: the package the installer
-    // names gets a later cut-off, step by step (see `pypi_relax.rs`).
+    // names gets a later cut-off, step by step (see `pypi_relax.rs`). A release that needs a
+    // newer Python gets the environment remade with one found on PATH.
     loop {
         let error = match installer.install(&venv, requirement, &resolution) {
             Ok(()) => break,
             Err(e) => e,
         };
-        let relaxed = match &error {
-            PypiError::Failed { stderr_tail, .. } => resolution.relax(stderr_tail).cloned(),
-            _ => None,
+        let stderr = match &error {
+            PypiError::Failed { stderr_tail, .. } => stderr_tail.clone(),
+            _ => return Err(error),
         };
+        if resolution.python.is_none()
+            && let Some(newer) = super::pypi_relax::needed_python(&stderr).and_then(python_at_least)
+        {
+            tracing::warn!(
+                "{requirement} needs a newer Python; making its environment with {newer}"
+            );
+            fs::remove_dir_all(&venv).map_err(io(&venv))?;
+            installer.make_venv(&venv, Some(&newer))?;
+            resolution.python = Some(newer);
+            continue;
+        }
+        let relaxed = resolution.relax(&stderr, name).cloned();
         let Some(relaxed) = relaxed else {
             return Err(error);
         };
@@ -385,11 +398,15 @@ impl Installer {
         Ok(Installer::Pip { python })
     }
 
-    fn make_venv(&self, venv: &Path) -> Result<(), PypiError> {
+    /// Makes the environment with `interpreter`, else the default one.
+    fn make_venv(&self, venv: &Path, interpreter: Option<&str>) -> Result<(), PypiError> {
         let venv_arg = venv.display().to_string();
         match self {
             Installer::Uv(uv) => {
-                let python = python()?;
+                let python = match interpreter {
+                    Some(p) => p.to_string(),
+                    None => python()?,
+                };
                 let mut args: Vec<&str> = uv[1..].iter().map(String::as_str).collect();
                 args.extend([
                     "venv",
@@ -401,7 +418,9 @@ impl Installer {
                 ]);
                 run(&uv[0], &args)
             }
-            Installer::Pip { python } => run(python, &["-m", "venv", &venv_arg]),
+            Installer::Pip { python } => {
+                run(interpreter.unwrap_or(python), &["-m", "venv", &venv_arg])
+            }
         }
     }
 
@@ -544,6 +563,33 @@ pub fn python() -> Result<String, PypiError> {
         .find(|p| succeeds(p, &["--version"]))
         .map(str::to_string)
         .ok_or(PypiError::NoPython)
+}
+
+/// An interpreter of at least `major.minor`, for a release the default one is too old for:
+/// `python3.13` (then newer) on PATH, else one that pyenv installed (its shims run only the
+/// versions pyenv was told to, so its `versions/` folder is looked in).
+fn python_at_least((major, minor): (u32, u32)) -> Option<String> {
+    let pyenv = std::env::var_os("PYENV_ROOT")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".pyenv")));
+    let installed: Vec<PathBuf> = pyenv
+        .and_then(|root| fs::read_dir(root.join("versions")).ok())
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    (minor..minor + 8).find_map(|m| {
+        let name = format!("python{major}.{m}");
+        if succeeds(&name, &["--version"]) {
+            return Some(name);
+        }
+        installed
+            .iter()
+            .map(|v| v.join("bin").join(&name))
+            .map(|p| p.display().to_string())
+            .find(|p| succeeds(p, &["--version"]))
+    })
 }
 
 fn succeeds(program: &str, args: &[&str]) -> bool {

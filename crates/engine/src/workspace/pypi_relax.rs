@@ -30,6 +30,10 @@ pub struct Resolution {
     /// Packages allowed past it, in the order they failed.
     #[serde(default)]
     pub relaxed: Vec<Relaxed>,
+    /// The interpreter the environment was made with, when the default one was too old for
+    /// the release (`python3.13`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub python: Option<String>,
     /// What the environment holds, `name==version` per line, as the installer listed it.
     #[serde(default)]
     pub frozen: Vec<String>,
@@ -37,10 +41,11 @@ pub struct Resolution {
 
 impl Resolution {
     /// The next step for the package an installer's error names, or `None` when it names
-    /// none or that package is already resolved as of today.
-    pub fn relax(&mut self, installer_error: &str) -> Option<&Relaxed> {
+    /// none, names the package being installed (`own`: its cut-off is its own upload), or
+    /// that package is already resolved as of today.
+    pub fn relax(&mut self, installer_error: &str, own: &str) -> Option<&Relaxed> {
         let cutoff = self.cutoff.clone()?;
-        let package = failing_package(installer_error)?;
+        let package = failing_package(installer_error).filter(|p| p != own)?;
         if self.relaxed.len() >= MAX_RELAXATIONS {
             return None;
         }
@@ -65,8 +70,12 @@ impl Resolution {
 
     /// One line for people: what was relaxed, or nothing when the cut-off held.
     pub fn summary(&self) -> Option<String> {
+        let python = self
+            .python
+            .as_ref()
+            .map(|p| format!("the release needs a newer Python than the default; made with {p}"));
         if self.relaxed.is_empty() {
-            return None;
+            return python;
         }
         let each: Vec<String> = self
             .relaxed
@@ -76,11 +85,15 @@ impl Resolution {
                 None => format!("{} as of the day of the install", r.package),
             })
             .collect();
-        Some(format!(
+        let relaxed = format!(
             "dependencies as of {} did not resolve; relaxed: {}",
             self.cutoff.as_deref().unwrap_or("the upload"),
             each.join(", ")
-        ))
+        );
+        Some(match python {
+            Some(p) => format!("{p}; {relaxed}"),
+            None => relaxed,
+        })
     }
 }
 
@@ -100,6 +113,17 @@ pub fn failing_package(error: &str) -> Option<String> {
         p.captures(error)
             .map(|c| super::pypi_spec::normalize(c[1].trim_end_matches(['.', '-', '_'])))
     })
+}
+
+/// The Python version a release needs when the installer refused the interpreter for it:
+/// uv's "depends on Python>=3.13", pip's "requires a different Python: 3.11.7 not in '>=3.13'".
+pub fn needed_python(error: &str) -> Option<(u32, u32)> {
+    static PATTERN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(?:depends on Python\s*>=\s*|not in '\s*>=\s*)(\d+)\.(\d+)")
+            .expect("the Python requirement pattern compiles")
+    });
+    let c = PATTERN.captures(error)?;
+    Some((c[1].parse().ok()?, c[2].parse().ok()?))
 }
 
 /// `days` after an RFC 3339 time, to the second.
@@ -126,6 +150,16 @@ mod tests {
         let none = "  ╰─▶ Because there is no version of pydantic-core==2.41.5 and pydantic==2.12 depends on it";
         assert_eq!(failing_package(none).as_deref(), Some("pydantic-core"));
         assert_eq!(failing_package("error: network unreachable"), None);
+        let python = "Because the current Python version (3.11.7) does not satisfy Python>=3.13 and mcp-text-editor==1.2.2 depends on Python>=3.13, we can conclude that mcp-text-editor==1.2.2 cannot be used.\n And because only mcp-text-editor<=1.2.2 is available";
+        assert_eq!(needed_python(python), Some((3, 13)));
+        let pip = "ERROR: Package 'x' requires a different Python: 3.11.7 not in '>=3.12'";
+        assert_eq!(needed_python(pip), Some((3, 12)));
+        // The release itself is never relaxed: its cut-off is its own upload.
+        let mut r = Resolution {
+            cutoff: Some("2025-01-01T00:00:00Z".into()),
+            ..Resolution::default()
+        };
+        assert!(r.relax(python, "mcp-text-editor").is_none());
     }
 
     #[test]
@@ -136,7 +170,7 @@ mod tests {
         };
         let error = "No matching distribution found for certifi>=2026.10.19";
         let steps: Vec<Option<String>> = (0..4)
-            .map(|_| r.relax(error).expect("a step").cutoff.clone())
+            .map(|_| r.relax(error, "example").expect("a step").cutoff.clone())
             .collect();
         assert_eq!(
             steps,
@@ -147,7 +181,10 @@ mod tests {
                 None
             ]
         );
-        assert!(r.relax(error).is_none(), "nothing is left to relax");
+        assert!(
+            r.relax(error, "example").is_none(),
+            "nothing is left to relax"
+        );
         assert_eq!(r.relaxed.len(), 1);
         let summary = r.summary().unwrap();
         assert!(
@@ -155,6 +192,6 @@ mod tests {
             "{summary}"
         );
         // Without a cut-off, nothing can be relaxed.
-        assert!(Resolution::default().relax(error).is_none());
+        assert!(Resolution::default().relax(error, "example").is_none());
     }
 }
