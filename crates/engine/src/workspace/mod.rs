@@ -11,6 +11,7 @@ mod package;
 pub mod pypi;
 mod pypi_index;
 mod pypi_relax;
+mod pypi_shim;
 mod pypi_spec;
 mod recover;
 mod repo;

@@ -198,7 +198,9 @@ fn build_install(
     let resolution_text = toml::to_string(&resolution).expect("a resolution serializes");
     fs::write(&resolution_path, resolution_text).map_err(io(&resolution_path))?;
     let site = site_packages(&venv)?;
-    let (files, entry_points) = own_files(&site, name)?;
+    let (mut files, entry_points) = own_files(&site, name)?;
+    // A shim's launch runs another distribution's package: its files are sources too.
+    files.extend(super::pypi_shim::handed_over(&site, &files));
     let package = scratch.path().join("package");
     for rel in &files {
         let (from, to) = (site.join(rel), package.join(rel));
