@@ -155,44 +155,7 @@ fn build_install(
     let venv = scratch.path().join("venv");
     let installer = Installer::find()?;
     installer.make_venv(&venv, None)?;
-    let mut resolution = Resolution {
-        cutoff: cutoff.map(str::to_string),
-        ..Resolution::default()
-    };
-    // A dependency set that does not resolve as of the upload date: the package the installer
-    // names gets a later cut-off, step by step (see `pypi_relax.rs`). A release that needs a
-    // newer Python gets the environment remade with one found on PATH.
-    loop {
-        let error = match installer.install(&venv, requirement, &resolution) {
-            Ok(()) => break,
-            Err(e) => e,
-        };
-        let stderr = match &error {
-            PypiError::Failed { stderr_tail, .. } => stderr_tail.clone(),
-            _ => return Err(error),
-        };
-        if resolution.python.is_none()
-            && let Some(newer) = super::pypi_relax::needed_python(&stderr).and_then(python_at_least)
-        {
-            tracing::warn!(
-                "{requirement} needs a newer Python; making its environment with {newer}"
-            );
-            fs::remove_dir_all(&venv).map_err(io(&venv))?;
-            installer.make_venv(&venv, Some(&newer))?;
-            resolution.python = Some(newer);
-            continue;
-        }
-        let relaxed = resolution.relax(&stderr, name).cloned();
-        let Some(relaxed) = relaxed else {
-            return Err(error);
-        };
-        tracing::warn!(
-            "{requirement}: its dependencies as of {} do not resolve; trying {} as of {}",
-            cutoff.unwrap_or("its upload"),
-            relaxed.package,
-            relaxed.cutoff.as_deref().unwrap_or("today")
-        );
-    }
+    let mut resolution = install_resolving(&installer, &venv, requirement, name, cutoff)?;
     resolution.frozen = installer.freeze(&venv);
     let resolution_path = scratch.path().join(RESOLUTION_FILE);
     let resolution_text = toml::to_string(&resolution).expect("a resolution serializes");
@@ -227,6 +190,57 @@ fn build_install(
         what: requirement.to_string(),
         why: format!("{} was not left whole", dir.display()),
     })
+}
+
+/// Installs `requirement` into `venv`, resolved as of `cutoff` where that resolves; else as
+/// the installer's errors lead: a newer interpreter, then later cut-offs for the package that
+/// fails (see `pypi_relax.rs`). Returns how it was resolved.
+fn install_resolving(
+    installer: &Installer,
+    venv: &Path,
+    requirement: &str,
+    name: &str,
+    cutoff: Option<&str>,
+) -> Result<Resolution, PypiError> {
+    let mut resolution = Resolution {
+        cutoff: cutoff.map(str::to_string),
+        ..Resolution::default()
+    };
+    // A dependency set that does not resolve as of the upload date: the package the installer
+    // names gets a later cut-off, step by step (see `pypi_relax.rs`). A release that needs a
+    // newer Python gets the environment remade with one found on PATH.
+    loop {
+        let error = match installer.install(venv, requirement, &resolution) {
+            Ok(()) => break,
+            Err(e) => e,
+        };
+        let stderr = match &error {
+            PypiError::Failed { stderr_tail, .. } => stderr_tail.clone(),
+            _ => return Err(error),
+        };
+        if resolution.python.is_none()
+            && let Some(newer) = super::pypi_relax::needed_python(&stderr).and_then(python_at_least)
+        {
+            tracing::warn!(
+                "{requirement} needs a newer Python; making its environment with {newer}"
+            );
+            fs::remove_dir_all(venv).map_err(io(venv))?;
+            installer.make_venv(venv, Some(&newer))?;
+            resolution.python = Some(newer);
+            continue;
+        }
+        let relaxed = resolution.relax(&stderr, name).cloned();
+        let Some(relaxed) = relaxed else {
+            return Err(error);
+        };
+        tracing::warn!(
+            "{requirement}: its dependencies as of {} do not resolve; trying {} as of {}",
+            cutoff.unwrap_or("its upload"),
+            relaxed.package,
+            relaxed.cutoff.as_deref().unwrap_or("today")
+        );
+    }
+    Ok(resolution)
 }
 
 /// The `site-packages` folder of an environment.
