@@ -154,14 +154,16 @@ fn confine(tools: Vec<Tool>, launched: Option<&HashSet<String>>) -> (Vec<Tool>, 
     let (kept, dropped): (Vec<Tool>, Vec<Tool>) = tools
         .into_iter()
         .partition(|t| launched.contains(&t.definition.file));
-    let not_reached = dropped
-        .into_iter()
-        .map(|t| NotReached {
-            name: t.name,
-            file: t.definition.file,
-        })
-        .collect();
-    (kept, not_reached)
+    let left_out = dropped.into_iter().map(not_reached).collect();
+    (kept, left_out)
+}
+
+/// A tool left out, by name and the file that defines it.
+fn not_reached(tool: Tool) -> NotReached {
+    NotReached {
+        name: tool.name,
+        file: tool.definition.file,
+    }
 }
 
 /// The tools registered only inside a function that no launched file calls: the text of the
@@ -195,13 +197,7 @@ fn uncalled(
                 .is_some_and(|f| !called(f, &t.definition.file))
         });
     *tools = kept;
-    dormant
-        .into_iter()
-        .map(|t| NotReached {
-            name: t.name,
-            file: t.definition.file,
-        })
-        .collect()
+    dormant.into_iter().map(not_reached).collect()
 }
 
 /// The source file the server's launch command runs, relative to the root.

@@ -38,19 +38,12 @@ impl<'t> Reader<'_, 't> {
         if schema.is_none() && handler.is_none() && !strong {
             return None;
         }
-        let first = exports.iter().map(|(_, _, s)| s.start_byte()).min()?;
-        let last = exports
-            .iter()
-            .map(|(_, _, s)| *s)
-            .max_by_key(|s| s.end_byte())?;
-        let start = exports
-            .iter()
-            .map(|(_, _, s)| *s)
-            .find(|s| s.start_byte() == first)
-            .unwrap_or(last);
+        let statements = exports.iter().map(|(_, _, s)| *s);
+        let start = statements.clone().min_by_key(|s| s.start_byte())?;
+        let last = statements.max_by_key(|s| s.end_byte())?;
         let definition = Span {
             start_line: start.start_position().row + 1,
-            bytes: (first, last.end_byte()),
+            bytes: (start.start_byte(), last.end_byte()),
             ..span(last, self.rel)
         };
         let sites = Sites {

@@ -512,9 +512,7 @@ impl Installer {
             }
         }
     }
-}
 
-impl Installer {
     /// The environment's packages as `name==version` lines (empty when the listing fails: it
     /// is a record, not a step of the install).
     fn freeze(&self, venv: &Path) -> Vec<String> {
