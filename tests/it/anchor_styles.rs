@@ -107,3 +107,115 @@ fn a_tool_module_returning_name_config_and_handler_is_anchored_with_its_schema_a
         "the handler span is not the factory's handler function"
     );
 }
+
+/// Definitions passed through a parser (`ToolSchema.parse({ name, ... })`) in one module, and
+/// a switch in another that routes on `tools.Tool.name` through `import * as tools`: each
+/// case is the tool's handler. Unread, no tool had a handler, so no new tool could be written
+/// beside any of them.
+#[test]
+fn a_switch_on_the_name_of_a_parsed_definition_is_the_tools_handler() {
+    let dir = common::package_of(&[
+        (
+            "package.json",
+            r#"{ "name": "conv", "version": "1.0.0", "type": "module", "main": "server.js" }"#,
+        ),
+        (
+            "tools.js",
+            "import { ToolSchema } from '@modelcontextprotocol/sdk/types.js';\n\
+             export const PdfTool = ToolSchema.parse({\n\
+             \x20 name: 'pdf-to-text',\n\
+             \x20 description: 'Convert a PDF file to text',\n\
+             \x20 inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },\n\
+             });\n\
+             export const PageTool = ToolSchema.parse({\n\
+             \x20 name: 'page-to-text',\n\
+             \x20 description: 'Convert a web page to text',\n\
+             \x20 inputSchema: { type: 'object', properties: { url: { type: 'string' } }, required: ['url'] },\n\
+             });\n",
+        ),
+        (
+            "server.js",
+            "import { Server } from '@modelcontextprotocol/sdk/server/index.js';\n\
+             import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';\n\
+             import * as tools from './tools.js';\n\
+             const server = new Server({ name: 'conv', version: '1' }, { capabilities: { tools: {} } });\n\
+             server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: Object.values(tools) }));\n\
+             server.setRequestHandler(CallToolRequestSchema, async (request) => {\n\
+             \x20 const { name, arguments: args } = request.params;\n\
+             \x20 switch (name) {\n\
+             \x20   case tools.PdfTool.name:\n\
+             \x20     return { content: [{ type: 'text', text: read(args.path) }] };\n\
+             \x20   case tools.PageTool.name:\n\
+             \x20     return { content: [{ type: 'text', text: fetchPage(args.url) }] };\n\
+             \x20   default:\n\
+             \x20     throw new Error('Tool not found');\n\
+             \x20 }\n\
+             });\n",
+        ),
+    ]);
+    let inventory = anchor(dir.path()).unwrap();
+    assert_eq!(names(&inventory), ["page-to-text", "pdf-to-text"]);
+    for (name, line) in [("pdf-to-text", 9), ("page-to-text", 11)] {
+        let t = tool(&inventory, name);
+        let handler = t.handler.as_ref();
+        let handler = handler.unwrap_or_else(|| panic!("`{name}` has no handler"));
+        assert_eq!(
+            (handler.file.as_str(), handler.start_line),
+            ("server.js", line)
+        );
+        assert_eq!(
+            t.sites.routes.len(),
+            1,
+            "`{name}` is routed by its one case"
+        );
+    }
+}
+
+/// A factory the server declares builds each definition from its arguments
+/// (`createToolSchema(Schema, "list_incidents", "Get incidents")` returning `{ name,
+/// description, inputSchema }`), and a map of handlers routes by name. Each call that writes a
+/// name is a tool with the schema it was given; a call that writes none (a computed name) is
+/// not. Unread, the server anchored no tool at all.
+#[test]
+fn definitions_built_by_a_factory_of_the_server_are_tools_with_the_schema_they_are_given() {
+    let dir = common::package_of(&[
+        (
+            "package.json",
+            r#"{ "name": "dd", "version": "1.0.0", "type": "module", "main": "index.js" }"#,
+        ),
+        (
+            "index.js",
+            "import { Server } from '@modelcontextprotocol/sdk/server/index.js';\n\
+             import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';\n\
+             import { z } from 'zod';\n\
+             import zodToJsonSchema from 'zod-to-json-schema';\n\
+             function createToolSchema(schema, name, description) {\n\
+             \x20 return { name, description, inputSchema: zodToJsonSchema(schema) };\n\
+             }\n\
+             var ListZod = z.object({ pageSize: z.number().max(100).default(10), query: z.string().optional() });\n\
+             var GetZod = z.object({ incidentId: z.string() });\n\
+             var TOOLS = [\n\
+             \x20 createToolSchema(ListZod, 'list_incidents', 'Get incidents'),\n\
+             \x20 createToolSchema(GetZod, 'get_incident', 'Get one incident'),\n\
+             \x20 createToolSchema(GetZod, process.env.EXTRA_NAME, 'Computed'),\n\
+             ];\n\
+             var HANDLERS = {\n\
+             \x20 list_incidents: async (request) => ({ content: [{ type: 'text', text: 'all' }] }),\n\
+             \x20 get_incident: async (request) => ({ content: [{ type: 'text', text: 'one' }] }),\n\
+             };\n\
+             const server = new Server({ name: 'dd', version: '1' }, { capabilities: { tools: {} } });\n\
+             server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: TOOLS }));\n\
+             server.setRequestHandler(CallToolRequestSchema, async (request) => HANDLERS[request.params.name](request));\n",
+        ),
+    ]);
+    let inventory = anchor(dir.path()).unwrap();
+    assert_eq!(names(&inventory), ["get_incident", "list_incidents"]);
+    let list = tool(&inventory, "list_incidents");
+    assert_eq!(params(list), [("pageSize", false), ("query", false)]);
+    assert_eq!(list.description.as_deref(), Some("Get incidents"));
+    assert_eq!(list.handler.as_ref().map(|h| h.start_line), Some(16));
+    assert_eq!(
+        params(tool(&inventory, "get_incident")),
+        [("incidentId", true)]
+    );
+}

@@ -9,6 +9,7 @@
 
 mod calls;
 pub mod decorators;
+mod factories;
 mod modules;
 pub mod split;
 
@@ -259,9 +260,12 @@ fn read_parts(
         if let Some(module) = reader.module_tool(parts) {
             reader.facts.candidates.push(module);
         }
+        let made = reader.factory_tools(parts);
+        reader.facts.candidates.extend(made);
         return reader.facts;
     }
     let module = reader.module_tool(parts);
+    let made = reader.factory_tools(parts);
     let parts: Vec<FileFacts> = groups
         .par_iter()
         .map(|matches| {
@@ -277,6 +281,7 @@ fn read_parts(
         facts.append(part);
     }
     facts.candidates.extend(module);
+    facts.candidates.extend(made);
     facts
 }
 
@@ -728,26 +733,36 @@ impl<'t> Reader<'_, 't> {
         } else if is_function(value) {
             self.facts.functions.push((name, span(value, self.rel)));
         } else if value.kind() == "object" {
-            for (key, v, _) in object_entries(value, self.src) {
-                if let Some(s) = syntax::string_value(v, self.src) {
-                    self.text_constant(&format!("{name}.{key}"), v);
-                    self.constant(format!("{name}.{key}"), s);
-                } else if unwrap(v).kind() == "call_expression" {
-                    // `const ECHO = { name, schema: z.object({...}) }`, used as `ECHO.schema`.
-                    if let SchemaRef::Inline(p) = params::read_schema(v, self.src, self.rel) {
-                        self.facts.schemas.push((format!("{name}.{key}"), p));
-                    }
-                }
-            }
+            self.object_constants(&name, value);
             if self.is_schema_like(value)
                 && let SchemaRef::Inline(p) = params::read_schema(value, self.src, self.rel)
             {
                 self.facts.schemas.push((name, p));
             }
-        } else if value.kind() == "call_expression"
-            && let SchemaRef::Inline(p) = params::read_schema(value, self.src, self.rel)
-        {
-            self.facts.schemas.push((name, p));
+        } else if value.kind() == "call_expression" {
+            // A definition passed through a parser or factory (`ToolSchema.parse({ name, ... })`)
+            // is still read as `Tool.name` where a switch routes on it.
+            if let Some(object) = syntax::only_object_argument(value) {
+                self.object_constants(&name, object);
+            }
+            if let SchemaRef::Inline(p) = params::read_schema(value, self.src, self.rel) {
+                self.facts.schemas.push((name, p));
+            }
+        }
+    }
+
+    /// The text entries of an object held in constant `name`, as `name.key` constants.
+    fn object_constants(&mut self, name: &str, value: Node) {
+        for (key, v, _) in object_entries(value, self.src) {
+            if let Some(s) = syntax::string_value(v, self.src) {
+                self.text_constant(&format!("{name}.{key}"), v);
+                self.constant(format!("{name}.{key}"), s);
+            } else if unwrap(v).kind() == "call_expression" {
+                // `const ECHO = { name, schema: z.object({...}) }`, used as `ECHO.schema`.
+                if let SchemaRef::Inline(p) = params::read_schema(v, self.src, self.rel) {
+                    self.facts.schemas.push((format!("{name}.{key}"), p));
+                }
+            }
         }
     }
 

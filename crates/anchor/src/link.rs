@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::facts::{Candidate, CandidateKind, Dispatch, DispatchKind, FileFacts, HandlerRef};
 use super::params::{self, Schema, SchemaRef};
-use super::syntax::Expr;
+use super::syntax::{self, Expr};
 use mcpevol_core::inventory::{DescriptionForm, DescriptionSite, Span, Style, Tool};
 
 /// What all files declare, by name, for resolving references between them.
@@ -58,7 +58,7 @@ impl<'f> Names<'f> {
         match expr {
             Expr::Str(s) => Some(s.clone()),
             Expr::Unknown => None,
-            Expr::Path(p) => suffixes(p).find_map(|key| {
+            Expr::Path(p) => suffixes(p).chain(syntax::namespaced(p)).find_map(|key| {
                 let defs = self.constants.get(key)?;
                 let same_file = defs.iter().find(|(f, _)| *f == file);
                 same_file.or(defs.first()).map(|(_, v)| v.to_string())

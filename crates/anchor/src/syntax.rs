@@ -194,6 +194,23 @@ pub fn could_name_a_tool(name: &str) -> bool {
             .any(|c| c.is_control() || "[](){}<>\\^$*+?|\"'`,;=".contains(c))
 }
 
+/// The object a call is given as its only argument (`ToolSchema.parse({ ... })`), if it is.
+pub fn only_object_argument(call: Node) -> Option<Node> {
+    let args = call.child_by_field_name("arguments")?;
+    match arguments(args).as_slice() {
+        [one] if unwrap(*one).kind() == "object" => Some(unwrap(*one)),
+        _ => None,
+    }
+}
+
+/// A member of a definition reached through a namespace import (`tools.PdfTool.name` through
+/// `import * as tools`), without the namespace: unread, a switch routing on such names linked
+/// no tool to its case.
+pub fn namespaced(path: &str) -> Option<&str> {
+    let (_, rest) = path.split_once('.')?;
+    rest.contains('.').then_some(rest)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
