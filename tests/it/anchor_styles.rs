@@ -219,3 +219,39 @@ fn definitions_built_by_a_factory_of_the_server_are_tools_with_the_schema_they_a
         [("incidentId", true)]
     );
 }
+
+/// A resource class (`uri`, `name`, `description`, `mimeType`, a `read` method) beside tool
+/// classes of the same form: only the tool classes, which take an input schema, are tools.
+/// Read as tools, six resources of one server stood among its tools ("Mapbox Categories").
+#[test]
+fn a_resource_class_beside_tool_classes_is_not_a_tool() {
+    let dir = common::package_of(&[
+        (
+            "package.json",
+            r#"{ "name": "maps", "version": "1.0.0", "type": "module", "main": "index.js" }"#,
+        ),
+        (
+            "index.js",
+            "import { z } from 'zod';\n\
+             export class DistanceTool extends BaseTool {\n\
+             \x20 name = 'distance_tool';\n\
+             \x20 description = 'Distance between two points';\n\
+             \x20 inputSchema = z.object({ from: z.string(), to: z.string() });\n\
+             \x20 async run(input) { return { content: [{ type: 'text', text: '1 km' }] }; }\n\
+             }\n\
+             export class VersionResource extends BaseResource {\n\
+             \x20 uri = 'maps://version';\n\
+             \x20 name = 'Maps Server Version';\n\
+             \x20 description = 'Version information for the server';\n\
+             \x20 mimeType = 'application/json';\n\
+             \x20 async read() { return { contents: [] }; }\n\
+             }\n\
+             const tools = [new DistanceTool()];\n\
+             const resources = [new VersionResource()];\n\
+             for (const t of tools) t.installTo(server);\n\
+             for (const r of resources) r.installTo(server);\n",
+        ),
+    ]);
+    let inventory = anchor(dir.path()).unwrap();
+    assert_eq!(names(&inventory), ["distance_tool"]);
+}

@@ -840,7 +840,10 @@ impl<'t> Reader<'_, 't> {
             .iter()
             .chain(SCHEMA_KEYS)
             .any(|k| field(k).is_some());
-        if name == Expr::Unknown || !describes_tool {
+        // A resource or prompt class (`uri`, `mimeType`, `arguments`) takes no input schema.
+        let other = NOT_TOOL_KEYS.iter().any(|k| field(k).is_some())
+            && !SCHEMA_KEYS.iter().any(|k| field(k).is_some());
+        if name == Expr::Unknown || !describes_tool || other {
             return;
         }
         let handler = HANDLER_KEYS
