@@ -3,6 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+use futures::StreamExt;
+
 use mcpevol::catalog::{Catalog, CatalogEntry as Entry};
 use mcpevol::evolve::{self, Backend, EvolveOptions, RoundOutcome};
 use mcpevol::init::{InitOptions, init};
@@ -78,32 +80,34 @@ impl Sweep {
     ) -> anyhow::Result<()> {
         let rt = tokio::runtime::Runtime::new()?;
         let entries = self.entries();
-        for seed in &self.seeds {
-            for chunk in entries.chunks(PARALLEL) {
-                let runs = chunk.iter().map(|entry| {
-                    let work = scratch.join(format!("{}-{seed}", entry.id));
-                    let source = entry.package_dir(&self.dir).to_string_lossy().into_owned();
-                    let seed = *seed;
-                    async move {
-                        let init_opts = InitOptions::new(Some(entry.launch_config(&self.dir)));
-                        let opts = options(seed);
-                        let result = async {
-                            init(&source, &work, &init_opts)
-                                .await
-                                .map_err(|e| e.to_string())?;
-                            evolve::evolve(&work, &Backend::Rules, &opts, |_| {})
-                                .await
-                                .map_err(|e| e.to_string())
-                        }
-                        .await;
-                        (entry.id.clone(), work, result)
-                    }
-                });
-                for (id, work, result) in rt.block_on(futures::future::join_all(runs)) {
-                    done(&id, *seed, &work, result)?;
+        // A queue rather than chunks: one server whose calls all wait out their time limit
+        // held up the two beside it and every chunk after.
+        let runs = (self.seeds.iter()).flat_map(|seed| entries.iter().map(move |e| (*seed, *e)));
+        let runs = runs.map(|(seed, entry)| {
+            let work = scratch.join(format!("{}-{seed}", entry.id));
+            let source = entry.package_dir(&self.dir).to_string_lossy().into_owned();
+            async move {
+                let init_opts = InitOptions::new(Some(entry.launch_config(&self.dir)));
+                let opts = options(seed);
+                let result = async {
+                    init(&source, &work, &init_opts)
+                        .await
+                        .map_err(|e| e.to_string())?;
+                    evolve::evolve(&work, &Backend::Rules, &opts, |_| {})
+                        .await
+                        .map_err(|e| e.to_string())
                 }
+                .await;
+                (entry.id.clone(), seed, work, result)
             }
-        }
+        });
+        let mut finished = futures::stream::iter(runs).buffer_unordered(PARALLEL);
+        rt.block_on(async {
+            while let Some((id, seed, work, result)) = finished.next().await {
+                done(&id, seed, &work, result)?;
+            }
+            anyhow::Ok(())
+        })?;
         Ok(())
     }
 }
