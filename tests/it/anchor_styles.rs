@@ -255,3 +255,127 @@ fn a_resource_class_beside_tool_classes_is_not_a_tool() {
     let inventory = anchor(dir.path()).unwrap();
     assert_eq!(names(&inventory), ["distance_tool"]);
 }
+
+/// A tool class hands its schemas to its base class (`constructor() { super({ inputSchema:
+/// DistanceInputSchema }) }`), the schema declared in a module of its own: the tool has that
+/// schema's parameters. Read from the class's fields alone, it had none, and no change to a
+/// parameter could be drafted on any tool of the server.
+#[test]
+fn a_schema_a_tool_class_hands_its_base_class_is_the_tools_schema() {
+    let dir = common::package_of(&[
+        (
+            "package.json",
+            r#"{ "name": "maps", "version": "1.0.0", "type": "module", "main": "index.js" }"#,
+        ),
+        (
+            "distance.schema.js",
+            "import z from 'zod';\n\
+             export const DistanceInputSchema = z.object({\n\
+             \x20 from: z.string().describe('Start'),\n\
+             \x20 to: z.string().describe('End'),\n\
+             \x20 units: z.enum(['km', 'mi']).optional().describe('Unit'),\n\
+             });\n",
+        ),
+        (
+            "index.js",
+            "import { DistanceInputSchema } from './distance.schema.js';\n\
+             export class DistanceTool extends BaseTool {\n\
+             \x20 name = 'distance_tool';\n\
+             \x20 description = 'Distance between two points';\n\
+             \x20 constructor() {\n\
+             \x20   super({ inputSchema: DistanceInputSchema });\n\
+             \x20 }\n\
+             \x20 async run(input) { return { content: [{ type: 'text', text: '1 km' }] }; }\n\
+             }\n\
+             const tools = [new DistanceTool()];\n\
+             for (const t of tools) t.installTo(server);\n",
+        ),
+    ]);
+    let inventory = anchor(dir.path()).unwrap();
+    assert_eq!(
+        params(tool(&inventory, "distance_tool")),
+        [("from", true), ("to", true), ("units", false)]
+    );
+}
+
+/// Definitions of the form Speakeasy generates: `{ name, description, args, tool }` held in a
+/// variable and registered by a helper (`tool(tool$listFlags)`). Each is a tool with its
+/// handler; a prompt object beside them (`arguments`) is not.
+#[test]
+fn generated_definitions_with_args_and_a_tool_function_are_tools() {
+    let dir = common::package_of(&[
+        (
+            "package.json",
+            r#"{ "name": "flags", "version": "1.0.0", "main": "server.js" }"#,
+        ),
+        (
+            "server.js",
+            "var args1 = { request: z.object({ projectKey: z.string() }) };\n\
+             var tool$listFlags = {\n\
+             \x20 name: 'list-feature-flags',\n\
+             \x20 description: 'Lists the flags of a project',\n\
+             \x20 scopes: ['read'],\n\
+             \x20 args: args1,\n\
+             \x20 tool: async (client, args, ctx) => ({ content: [{ type: 'text', text: 'none' }] }),\n\
+             };\n\
+             var prompt$explain = { name: 'explain', description: 'Explain a flag', arguments: [] };\n\
+             function createMCPServer(server) {\n\
+             \x20 const tool = createRegisterTool(server);\n\
+             \x20 tool(tool$listFlags);\n\
+             \x20 prompt(prompt$explain);\n\
+             }\n\
+             createMCPServer(new McpServer({ name: 'flags', version: '1' }));\n",
+        ),
+    ]);
+    let inventory = anchor(dir.path()).unwrap();
+    assert_eq!(names(&inventory), ["list-feature-flags"]);
+    let handler = tool(&inventory, "list-feature-flags").handler.as_ref();
+    assert_eq!(handler.map(|h| h.start_line), Some(7));
+}
+
+/// Tool modules that export their name as `method` beside `description`, `parameters` and
+/// `handler`, loaded by the entry from a folder whose paths it computes
+/// (`import(pathToFileURL(path).href)`): every module is a tool, since which files load is
+/// only known at run time.
+#[test]
+fn modules_named_by_method_and_loaded_from_computed_paths_are_tools() {
+    let dir = common::package_of(&[
+        (
+            "package.json",
+            r#"{ "name": "api", "version": "1.0.0", "type": "module", "bin": { "api": "index.js" } }"#,
+        ),
+        (
+            "index.js",
+            "import { readdirSync } from 'node:fs';\n\
+             import { pathToFileURL } from 'node:url';\n\
+             const tools = [];\n\
+             for (const file of readdirSync(dir)) {\n\
+             \x20 const toolModule = await import(pathToFileURL(file).href);\n\
+             \x20 if (toolModule.method && toolModule.handler) tools.push(toolModule);\n\
+             }\n\
+             for (const tool of tools) server.registerTool(tool.method, { description: tool.description, inputSchema: tool.parameters.shape }, tool.handler);\n",
+        ),
+        (
+            "tools/getWorkspace.js",
+            "import { z } from 'zod';\n\
+             export const method = 'getWorkspace';\n\
+             export const description = 'Gets a workspace';\n\
+             export const parameters = z.object({ workspaceId: z.string() });\n\
+             export async function handler(args) { return { content: [] }; }\n",
+        ),
+        (
+            "tools/getTeams.js",
+            "import { z } from 'zod';\n\
+             export const method = 'getTeams';\n\
+             export const description = 'Lists the teams';\n\
+             export const parameters = z.object({ limit: z.number().optional() });\n\
+             export async function handler(args) { return { content: [] }; }\n",
+        ),
+    ]);
+    let inventory = anchor(dir.path()).unwrap();
+    assert_eq!(names(&inventory), ["getTeams", "getWorkspace"]);
+    assert_eq!(
+        params(tool(&inventory, "getWorkspace")),
+        [("workspaceId", true)]
+    );
+}

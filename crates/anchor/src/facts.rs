@@ -53,10 +53,11 @@ const SCHEMA_KEYS: &[&str] = &[
     "parameters",
     "schema",
     "paramsSchema",
+    "args",
 ];
 /// Where a definition object or tool class keeps its implementation.
 const HANDLER_KEYS: &[&str] = &[
-    "execute", "handler", "handle", "run", "callback", "cb", "call", "_call", "invoke",
+    "execute", "handler", "handle", "run", "callback", "cb", "call", "_call", "invoke", "tool",
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -444,7 +445,10 @@ impl<'t> Reader<'_, 't> {
         // command-line command.
         let not_array = |k: &str| value(k).is_some_and(|v| unwrap(v).kind() != "array");
         let strong = STRONG_TOOL_KEYS.iter().any(|k| not_array(k)) || config.is_some();
-        let weak = has("description") && WEAK_TOOL_KEYS.iter().any(|k| has(k));
+        // `{ name, description, args, tool }`, as Speakeasy generates them: `args` alone is no
+        // sign (a GraphQL directive or field has `args` too).
+        let generated = not_array("args") && has("tool");
+        let weak = has("description") && (WEAK_TOOL_KEYS.iter().any(|k| has(k)) || generated);
         let excluded = NOT_TOOL_KEYS.iter().any(|k| has(k));
         // `{ ...ECHO_TOOL, name: "echo_lite", description }`: a definition derived from another.
         let mut cursor = object.walk();
@@ -832,6 +836,15 @@ impl<'t> Reader<'_, 't> {
                 _ => {}
             }
         }
+        // `constructor() { super({ inputSchema: DistanceInputSchema }) }`: what the class hands
+        // its base class counts as its own fields.
+        if let Some((_, constructor)) = methods.iter().find(|(m, _)| m == "constructor") {
+            for (key, value, _) in super_config(*constructor, self.src) {
+                if !fields.iter().any(|(k, _)| *k == key) {
+                    fields.push((key, value));
+                }
+            }
+        }
         let field = |k: &str| fields.iter().find(|(key, _)| key == k).map(|(_, v)| *v);
         let Some(name) = field("name").map(|n| expr(n, self.src)) else {
             return;
@@ -967,4 +980,18 @@ fn enclosing_if_consequence(compare: Node) -> Option<Node> {
             _ => return None,
         }
     }
+}
+
+/// The entries of the object a constructor passes to `super(...)` as its only argument.
+fn super_config<'t>(constructor: Node<'t>, src: &str) -> Vec<(String, Node<'t>, Node<'t>)> {
+    let Some(body) = constructor.child_by_field_name("body") else {
+        return Vec::new();
+    };
+    let mut cursor = body.walk();
+    let statements: Vec<Node> = body.named_children(&mut cursor).collect();
+    (statements.into_iter())
+        .filter_map(|s| s.named_child(0).filter(|c| c.kind() == "call_expression"))
+        .filter(|call| (call.child_by_field_name("function")).is_some_and(|f| f.kind() == "super"))
+        .find_map(syntax::only_object_argument)
+        .map_or_else(Vec::new, |object| object_entries(object, src))
 }

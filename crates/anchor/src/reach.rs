@@ -20,7 +20,7 @@ static SPECIFIER: LazyLock<Regex> = LazyLock::new(|| {
 /// joined from `__dirname` or `import.meta`): the files it loads cannot be known statically.
 static COMPUTED_IMPORT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r#"(?:\bimport|\brequire)\s*\(\s*(?:`(?:\.{1,2}/|\$\{)|[^)]*(?:__dirname|import\.meta|\bjoin\(|\bresolve\())"#,
+        r#"(?:\bimport|\brequire)\s*\(\s*(?:`(?:\.{1,2}/|\$\{)|[^)]*(?:__dirname|import\.meta|\bjoin\(|\bresolve\(|\bpathToFileURL\())"#,
     )
     .expect("the computed import pattern compiles")
 });

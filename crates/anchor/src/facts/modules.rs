@@ -15,6 +15,9 @@ use crate::syntax::{expr, is_function, span, text, unwrap};
 use crate::text;
 use mcpevol_core::inventory::{Sites, Span};
 
+/// The exports that may hold a module tool's name, in order of preference.
+const NAME_KEYS: &[&str] = &["name", "toolName", "method"];
+
 impl<'t> Reader<'_, 't> {
     /// Reads the file's exports as one tool when they name it, describe it and give its
     /// schema or handler. `parts`: the file's roots and the ranges of their top-level
@@ -25,8 +28,9 @@ impl<'t> Reader<'_, 't> {
             .flat_map(|(root, range)| top_level_exports(*root, range, self.src))
             .collect();
         let get = |k: &str| exports.iter().find(|(key, _, _)| key == k);
-        let (Some((_, name, _)), Some((_, description, _))) = (get("name"), get("description"))
-        else {
+        // Some servers key their modules by the name they are called with (`method`).
+        let name = NAME_KEYS.iter().find_map(|k| get(k));
+        let (Some((_, name, _)), Some((_, description, _))) = (name, get("description")) else {
             return None;
         };
         if unwrap(*name).kind() != "string" && unwrap(*name).kind() != "template_string" {
