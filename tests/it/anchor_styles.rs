@@ -379,3 +379,34 @@ fn modules_named_by_method_and_loaded_from_computed_paths_are_tools() {
         [("workspaceId", true)]
     );
 }
+
+/// A description held in a constant written as an indented template and trimmed
+/// (`` export const description = `\n    Searches the news ...\n`.trim() ``): the tool's
+/// description is the trimmed text, and it stays rewritable. Read as a computed value, no
+/// description change could be drafted on any tool of the server.
+#[test]
+fn a_trimmed_template_description_is_read_as_its_trimmed_text() {
+    let dir = common::package_of(&[
+        (
+            "package.json",
+            r#"{ "name": "news", "version": "1.0.0", "type": "module", "main": "index.js" }"#,
+        ),
+        (
+            "index.js",
+            "import { z } from 'zod';\n\
+             export const name = 'news_search';\n\
+             export const description = `\n\
+             \x20   Searches the news for a query.\n\
+             \x20   Returns titles and links.\n\
+             `.trim();\n\
+             const params = z.object({ query: z.string() });\n\
+             server.registerTool(name, { description: description, inputSchema: params.shape }, async (a) => a);\n",
+        ),
+    ]);
+    let inventory = anchor(dir.path()).unwrap();
+    let t = tool(&inventory, "news_search");
+    assert_eq!(
+        t.description.as_deref(),
+        Some("Searches the news for a query.\n    Returns titles and links.")
+    );
+}

@@ -743,6 +743,8 @@ impl<'t> Reader<'_, 't> {
             {
                 self.facts.schemas.push((name, p));
             }
+        } else if text::trimmed_literal(value, self.src).is_some() {
+            self.text_constant(&name, value);
         } else if value.kind() == "call_expression" {
             // A definition passed through a parser or factory (`ToolSchema.parse({ name, ... })`)
             // is still read as `Tool.name` where a switch routes on it.

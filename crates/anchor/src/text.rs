@@ -62,6 +62,15 @@ pub fn read_description(node: Node, src: &str, rel: &str) -> DescriptionSite {
                 ),
             }
         }
+        "call_expression" if trimmed_literal(node, src).is_some() => {
+            // `` `\n    Searches the news ...\n`.trim() ``: the literal is what a rewrite edits;
+            // the tool lists its text trimmed.
+            let inner = read_description(trimmed_literal(node, src).expect("checked"), src, rel);
+            return DescriptionSite {
+                text: inner.text.map(|t| t.trim().to_string()),
+                ..inner
+            };
+        }
         "call_expression" | "new_expression" | "await_expression" => (
             DescriptionForm::Opaque("its description is computed by a function call"),
             None,
@@ -76,6 +85,18 @@ pub fn read_description(node: Node, src: &str, rel: &str) -> DescriptionSite {
         form,
         text: value,
     }
+}
+
+/// The literal (without substitutions) a `.trim()` call is made on, if that is what `call` is.
+pub(crate) fn trimmed_literal<'t>(call: Node<'t>, src: &str) -> Option<Node<'t>> {
+    let function = call.child_by_field_name("function")?;
+    let args = call.child_by_field_name("arguments")?;
+    let property = function.child_by_field_name("property")?;
+    let object = unwrap(function.child_by_field_name("object")?);
+    let literal =
+        matches!(object.kind(), "string" | "template_string") && !has_substitution(object);
+    let trim = text(property, src) == "trim";
+    (literal && args.named_child_count() == 0 && trim).then_some(object)
 }
 
 fn is_plus(node: Node) -> bool {

@@ -33,8 +33,19 @@ pub fn rewrite(
     match &site.form {
         DescriptionForm::Literal | DescriptionForm::Template => {
             let source = edits.slice(root, &site.span)?;
+            // A literal trimmed where it is used (`` `\n    Searches ...\n`.trim() ``) holds
+            // its text after the whitespace the tool never lists.
+            let value = decode(&source).value;
+            let lead = match value != old && value.trim() == old {
+                true => value.len() - value.trim_start().len(),
+                false => 0,
+            };
             Ok(vec![in_literal(
-                &site.span, &source, start, old_end, inserted,
+                &site.span,
+                &source,
+                start + lead,
+                old_end + lead,
+                inserted,
             )?])
         }
         DescriptionForm::Concat(parts) => {
@@ -245,6 +256,7 @@ mod tests {
             "x({ description: `Two\n  lines with \\\\ and \\` ticks\n  ` });",
             r#"x({ description: "First. " +
       'Second.' });"#,
+            "x({ description: `\n    Indented, then trimmed.\n`.trim() });",
         ];
         type Edit = Box<dyn Fn(&str) -> String>;
         for src in sources {
