@@ -11,6 +11,15 @@ use mcpevol_core::inventory::{ConcatPart, DescriptionForm, DescriptionSite};
 /// their text is None here.
 pub fn read_description(node: Node, src: &str, rel: &str) -> DescriptionSite {
     let node = unwrap(node);
+    // `` `\n    Searches the news ...\n`.trim() ``: the literal is what a rewrite edits; the
+    // tool lists its text trimmed.
+    if let Some(literal) = trimmed_literal(node, src) {
+        let inner = read_description(literal, src, rel);
+        return DescriptionSite {
+            text: inner.text.map(|t| t.trim().to_string()),
+            ..inner
+        };
+    }
     let at = span(node, rel);
     let (form, value) = match node.kind() {
         "string" => (
@@ -61,15 +70,6 @@ pub fn read_description(node: Node, src: &str, rel: &str) -> DescriptionSite {
                     None,
                 ),
             }
-        }
-        "call_expression" if trimmed_literal(node, src).is_some() => {
-            // `` `\n    Searches the news ...\n`.trim() ``: the literal is what a rewrite edits;
-            // the tool lists its text trimmed.
-            let inner = read_description(trimmed_literal(node, src).expect("checked"), src, rel);
-            return DescriptionSite {
-                text: inner.text.map(|t| t.trim().to_string()),
-                ..inner
-            };
         }
         "call_expression" | "new_expression" | "await_expression" => (
             DescriptionForm::Opaque("its description is computed by a function call"),
