@@ -81,8 +81,15 @@ async fn now(
     tools: &[ListedTool],
 ) -> anyhow::Result<Observed> {
     let started = Instant::now();
-    let baseline =
-        Baseline::observe(root, config, tools, DEFAULT_TIMEOUT, &CallHints::default()).await?;
+    let baseline = Baseline::observe(
+        root,
+        config,
+        tools,
+        DEFAULT_TIMEOUT,
+        &CallHints::default(),
+        &Baseline::default(),
+    )
+    .await?;
     Ok(Observed {
         calls: baseline.calls.into_iter().collect(),
         secs: started.elapsed().as_secs_f64(),

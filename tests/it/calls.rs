@@ -58,6 +58,7 @@ fn observe(name: &str, config: &LaunchConfig) -> Observed {
             &tools,
             DEFAULT_TIMEOUT,
             &CallHints::default(),
+            &Baseline::default(),
         )
         .await
         .unwrap();
@@ -163,17 +164,31 @@ fn a_tool_that_timed_out_is_called_again_at_the_next_version_and_answers() {
             .unwrap();
         let tools = session.list_tools().await.unwrap().tools;
         session.close().await;
-        let first = Baseline::observe(&root, &busy, &tools, DEFAULT_TIMEOUT, &CallHints::default())
-            .await
-            .unwrap();
+        let first = Baseline::observe(
+            &root,
+            &busy,
+            &tools,
+            DEFAULT_TIMEOUT,
+            &CallHints::default(),
+            &Baseline::default(),
+        )
+        .await
+        .unwrap();
         assert_eq!(first.calls["fetch_report"].status, CallStatus::Timeout);
         assert_eq!(first.calls["ping"].status, CallStatus::Ok);
         assert_eq!(order(&first), ["ping", "fetch_report"], "a hang goes last");
         // The next version starts from the calls of its checks, the timed-out one included.
         let hints = CallHints::from_tests(&first_version(&first));
-        let next = Baseline::observe(&root, &plain_launch(), &tools, DEFAULT_TIMEOUT, &hints)
-            .await
-            .unwrap();
+        let next = Baseline::observe(
+            &root,
+            &plain_launch(),
+            &tools,
+            DEFAULT_TIMEOUT,
+            &hints,
+            &first,
+        )
+        .await
+        .unwrap();
         assert_eq!(next.calls["fetch_report"].status, CallStatus::Ok);
         assert_eq!(next.calls["fetch_report"].text(), "report: 3 items");
     });
@@ -219,6 +234,7 @@ fn the_same_version_observed_twice_gets_the_same_plan() {
                 &once.tools,
                 DEFAULT_TIMEOUT,
                 &hints,
+                &Baseline::default(),
             ))
             .unwrap();
         assert_eq!(plan(&again), plan(&once.now), "{name}");
@@ -245,6 +261,7 @@ fn paths_point_inside_the_root_the_client_declares() {
             &tools,
             DEFAULT_TIMEOUT,
             &CallHints::default(),
+            &Baseline::default(),
         )
         .await
         .unwrap();

@@ -19,6 +19,7 @@ mod capitals;
 mod content;
 mod copies;
 mod crash;
+mod cut_off;
 mod defaults;
 mod deploy;
 mod drift;

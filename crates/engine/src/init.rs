@@ -110,6 +110,7 @@ async fn build(source: &str, workdir: &Path, opts: &InitOptions) -> Result<Versi
         &live.tools,
         opts.timeout,
         &validate::CallHints::default(),
+        &Baseline::default(),
     )
     .await?;
     let tests = validate::first_version(&baseline);
@@ -127,6 +128,8 @@ async fn build(source: &str, workdir: &Path, opts: &InitOptions) -> Result<Versi
     version_record::write(workdir, &round, &live, &[])?;
     let ws = Workspace::create(workdir)?;
     let v0 = ws.commit_version(VersionTag::ORIGINAL, &round.commit_message())?;
+    // The first round judges against these answers, without starting v0 again.
+    crate::version_record::observed::keep(&ws, &v0.commit, opts.timeout, &baseline)?;
     ws.set_stage_tags(&opts.stages)?;
     Ok(v0)
 }

@@ -378,4 +378,5 @@ impl RoundRecord {
 
 mod changes;
 mod files;
+pub mod observed;
 pub use files::{RecordError, read_exchanges, read_round, read_tools, scrub_tmp, write};

@@ -11,6 +11,8 @@ mod attempt_error;
 mod backend;
 mod case_proof;
 mod clock;
+mod current;
+use current::Current;
 mod drafting;
 mod generated;
 mod given_proposer;
@@ -42,13 +44,13 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::version_record;
+use crate::version_record::{self, observed};
 use crate::workspace::{VersionTag, Workspace};
 use attempt::{Round, RoundEnd};
 use clock::Clock;
 use mcpevol_anchor as anchor;
 use mcpevol_core::operators::{self, Operator, OperatorId};
-use mcpevol_oracle::server::{LaunchConfig, LiveTools};
+use mcpevol_oracle::server::LaunchConfig;
 use mcpevol_oracle::validate::{self, Baseline};
 
 /// Attempts per round before it is reported as failed; each tries another target, then another
@@ -170,15 +172,6 @@ struct Evolution<'a> {
     opts: &'a EvolveOptions,
 }
 
-/// The latest committed version as the next round sees it: its live tools and its answers.
-struct Current {
-    version: VersionTag,
-    tools: LiveTools,
-    baseline: Baseline,
-    /// The time observing it took, counted in the next round's first try.
-    baseline_ms: f64,
-}
-
 /// Runs `opts.rounds` rounds on top of the latest version, each proposed by `backend`.
 /// `report` hears each round as it ends.
 pub async fn evolve(
@@ -219,7 +212,10 @@ pub async fn evolve(
                 let failed = std::mem::take(&mut failures);
                 // The last version is not observed: no round is judged against it.
                 let more = version < last;
-                let (outcome, next) = evolution.commit(*made, failed, &round.clock, more).await?;
+                let observe = more.then_some(&current.baseline);
+                let (outcome, next) = evolution
+                    .commit(*made, failed, &round.clock, observe)
+                    .await?;
                 current = next;
                 tries = 0;
                 outcome
@@ -301,48 +297,15 @@ impl<'a> Evolution<'a> {
         })
     }
 
-    /// The latest version, its tools and its answers: what the first round changes.
-    async fn current(&self) -> Result<Current, EvolveError> {
-        let no_versions = || EvolveError::NoVersions(self.root.display().to_string());
-        let latest = self.ws.latest()?.ok_or_else(no_versions)?;
-        let tools = version_record::read_tools(&self.ws, latest.tag)?.ok_or_else(no_versions)?;
-        // The calls of the last checks are the plan to start from: read from the record, as
-        // after a commit, so that a resumed run makes the calls an uninterrupted one makes.
-        let hints = version_record::read_round(&self.ws, latest.tag)?
-            .map(|r| validate::CallHints::from_tests(&r.tests))
-            .unwrap_or_default();
-        // The first round's anchoring reads every file; it overlaps the first baseline's server.
-        let first_anchoring = anchor::prefetch(self.root, None, &self.cache);
-        let current = self.observed(latest.tag, tools, &hints).await;
-        let _ = first_anchoring.join();
-        current
-    }
-
-    /// `version` with its tools, observed.
-    async fn observed(
-        &self,
-        version: VersionTag,
-        tools: LiveTools,
-        hints: &validate::CallHints,
-    ) -> Result<Current, EvolveError> {
-        let started = Instant::now();
-        let baseline = self.observe(&tools, hints, version).await?;
-        Ok(Current {
-            version,
-            tools,
-            baseline,
-            baseline_ms: started.elapsed().as_secs_f64() * 1e3,
-        })
-    }
-
     /// Writes the records of a version that passed, commits and tags it, and observes it for
-    /// the next round when there is one (`observe`).
+    /// the next round when there is one (`observe`, the answers of the version before it),
+    /// keeping its answers beside the commit.
     async fn commit(
         &self,
         made: attempt::Made,
         failed_rounds: Vec<version_record::FailedRound>,
         clock: &Clock,
-        observe: bool,
+        observe: Option<&Baseline>,
     ) -> Result<(RoundOutcome, Current), EvolveError> {
         let started = Instant::now();
         let attempt::Made {
@@ -366,7 +329,7 @@ impl<'a> Evolution<'a> {
         let commit_ms = started.elapsed().as_secs_f64() * 1e3;
         let outcome = RoundOutcome {
             version: committed.tag,
-            commit: Some(committed.commit),
+            commit: Some(committed.commit.clone()),
             operator: record.operator.clone(),
             tools: record
                 .targets
@@ -385,9 +348,16 @@ impl<'a> Evolution<'a> {
             rejected: Vec::new(),
             endpoint_failed: false,
         };
-        let current = if observe {
+        let current = if let Some(before) = observe {
             let hints = validate::CallHints::from_tests(&record.tests);
-            self.observed(record.version, tools, &hints).await?
+            let current = self.observed(record.version, tools, &hints, before).await?;
+            observed::keep(
+                &self.ws,
+                &committed.commit,
+                self.opts.timeout,
+                &current.baseline,
+            )?;
+            current
         } else {
             Current {
                 version: record.version,
@@ -417,29 +387,6 @@ impl<'a> Evolution<'a> {
             clock: Clock::with_baseline(baseline_ms),
             cache: &self.cache,
         }
-    }
-
-    /// The answers of `version`, the latest, or the error that no round can be validated
-    /// without them.
-    async fn observe(
-        &self,
-        live: &LiveTools,
-        hints: &validate::CallHints,
-        version: VersionTag,
-    ) -> Result<Baseline, EvolveError> {
-        Baseline::observe(
-            self.root,
-            &self.config,
-            &live.tools,
-            self.opts.timeout,
-            hints,
-        )
-        .await
-        .map_err(|e| EvolveError::ServerBroken {
-            root: self.root.display().to_string(),
-            version,
-            why: e.to_string(),
-        })
     }
 }
 

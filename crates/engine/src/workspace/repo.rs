@@ -290,19 +290,29 @@ impl Workspace {
     /// Keeps `text` as `rev`'s note under [`NOTES_REF`], replacing any: beside the commit, not in
     /// it, so that the commit's id does not change with it.
     pub fn set_note(&self, rev: &str, text: &str) -> Result<(), WorkspaceError> {
-        let oid = self.commit(rev)?.id();
-        let sig = Signature::new(IDENTITY.0, IDENTITY.1, &Time::new(EPOCH, 0))
-            .map_err(self.git("sign a note"))?;
-        self.repo
-            .note(&sig, &sig, Some(NOTES_REF), oid, text, true)
-            .map_err(self.git(&format!("write the note of {rev}")))?;
-        Ok(())
+        self.set_note_in(NOTES_REF, rev, text)
     }
 
     /// `rev`'s note under [`NOTES_REF`], if it has one.
     pub fn note(&self, rev: &str) -> Result<Option<String>, WorkspaceError> {
+        self.note_in(NOTES_REF, rev)
+    }
+
+    /// Keeps `text` as `rev`'s note under the notes ref `notes`, replacing any.
+    pub fn set_note_in(&self, notes: &str, rev: &str, text: &str) -> Result<(), WorkspaceError> {
         let oid = self.commit(rev)?.id();
-        match self.repo.find_note(Some(NOTES_REF), oid) {
+        let sig = Signature::new(IDENTITY.0, IDENTITY.1, &Time::new(EPOCH, 0))
+            .map_err(self.git("sign a note"))?;
+        self.repo
+            .note(&sig, &sig, Some(notes), oid, text, true)
+            .map_err(self.git(&format!("write the note of {rev}")))?;
+        Ok(())
+    }
+
+    /// `rev`'s note under the notes ref `notes`, if it has one.
+    pub fn note_in(&self, notes: &str, rev: &str) -> Result<Option<String>, WorkspaceError> {
+        let oid = self.commit(rev)?.id();
+        match self.repo.find_note(Some(notes), oid) {
             Ok(note) => Ok(note.message().ok().map(str::to_string)),
             Err(e) if e.code() == git2::ErrorCode::NotFound => Ok(None),
             Err(e) => Err(self.git(&format!("read the note of {rev}"))(e)),

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use indexmap::IndexMap;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::CALL_TIMEOUT;
 use super::args::arguments_for;
@@ -24,8 +24,10 @@ use crate::server::session::CallStatus;
 use crate::server::{LaunchConfig, ServerError};
 use mcpevol_core::listed::ListedTool;
 
-/// The previous version's answers, computed once per version and shared by a round's attempts.
-#[derive(Debug, Clone, Default)]
+/// The previous version's answers, computed once per version and shared by a round's attempts;
+/// kept beside the version's commit (`Workspace::observed`), so that the next run starts from
+/// them instead of starting the version again.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Baseline {
     /// Listed tools in the order they were called, each with the arguments it was called
     /// with: the plan a later version is called with too.
@@ -37,7 +39,7 @@ pub struct Baseline {
 }
 
 /// A tool's call of [`Baseline::calls`] made again with some optional parameters set.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct WithOptions {
     pub tool: String,
     /// The parameters set beyond the plain call's.
@@ -51,13 +53,15 @@ impl Baseline {
     /// starts from the calls of the last checks (`hints`; a tool without one gets its
     /// schema-built call), ordered by [`trial_order`]. When a tool fails, a search for calls
     /// that answer follows (see [`discover`]), and if it finds any, the better plan is
-    /// observed instead.
+    /// observed instead. A call `carried` (the version before's answers) saw fail for want of
+    /// the network or a service is not made again: its answer is carried over.
     pub async fn observe(
         root: &Path,
         config: &LaunchConfig,
         tools: &[ListedTool],
         timeout: Duration,
         hints: &CallHints,
+        carried: &Baseline,
     ) -> Result<Baseline, ServerError> {
         let listed = in_call_order(tools);
         let first: Vec<PlannedCall> = trial_order(&listed, hints)
@@ -71,11 +75,16 @@ impl Baseline {
                         .map(|(_, schema)| arguments_for(schema))
                         .unwrap_or_default(),
                 };
-                PlannedCall::new(name, arguments)
+                let skip = carried.unreachable(name, &arguments).is_some();
+                PlannedCall {
+                    skip,
+                    ..PlannedCall::new(name, arguments)
+                }
             })
             .collect();
-        let observed =
+        let mut observed =
             Baseline::observe_plan(root, config, &and_options(&first, &listed), timeout).await?;
+        observed.carry_unreachable(carried);
         let answers: Vec<FirstAnswer> = first
             .iter()
             .filter_map(|c| observed.calls.get(&c.name))
@@ -84,14 +93,27 @@ impl Baseline {
                 text: seen.text(),
             })
             .collect();
-        if answers.iter().all(|a| a.status == CallStatus::Ok) {
+        // Every call answered, or none could (no network, no service, each timed out): a
+        // search would find nothing, or wait out the same failures again.
+        let unreachable = |seen: &Observation| seen.unreachable();
+        if answers.iter().all(|a| a.status == CallStatus::Ok)
+            || observed.calls.values().all(unreachable)
+        {
             return Ok(observed);
         }
         let Some(better) = discover(root, config, &listed, &first, &answers, timeout).await? else {
             return Ok(observed);
         };
-        let again =
+        let better: Vec<PlannedCall> = better
+            .into_iter()
+            .map(|call| PlannedCall {
+                skip: carried.unreachable(&call.name, &call.arguments).is_some(),
+                ..call
+            })
+            .collect();
+        let mut again =
             Baseline::observe_plan(root, config, &and_options(&better, &listed), timeout).await?;
+        again.carry_unreachable(carried);
         // What answered in the search's one session may not in two fresh ones (an id that
         // differs at each start): the first plan is kept only if its observation answers more.
         let answering = |b: &Baseline| {
@@ -108,8 +130,8 @@ impl Baseline {
     }
 
     /// The calls of `baseline` again, on the version at `root`, for the tools of `tools` only:
-    /// more samples of the same calls (a tool that timed out is not called again), the second
-    /// session's [`CONFIRM_STAGGER`] later, so that a value that changes with the clock or the
+    /// more samples of the same calls (a call that timed out or could not reach the network is
+    /// not made again), the second session's [`CONFIRM_STAGGER`] later, so that a value that changes with the clock or the
     /// server's age shows.
     pub async fn replay(
         root: &Path,
@@ -124,7 +146,7 @@ impl Baseline {
             .iter()
             .filter(|(name, _)| listed.iter().any(|(n, _)| n == name))
             .map(|(name, seen)| PlannedCall {
-                skip: seen.status == CallStatus::Timeout,
+                skip: seen.unreachable(),
                 ..PlannedCall::new(name, seen.arguments.clone())
             })
             .collect();
@@ -136,7 +158,15 @@ impl Baseline {
                 });
             }
         }
-        Baseline::observe_staggered(root, config, &planned, timeout, CONFIRM_STAGGER).await
+        let mut again =
+            Baseline::observe_staggered(root, config, &planned, timeout, CONFIRM_STAGGER).await?;
+        // What was not called again answers as it did.
+        for (name, seen) in &mut again.calls {
+            if let Some(before) = baseline.calls.get(name).filter(|b| b.unreachable()) {
+                *seen = before.clone();
+            }
+        }
+        Ok(again)
     }
 
     /// `planned` made in two sessions at once, as a baseline: the calls made after another
@@ -189,6 +219,31 @@ impl Baseline {
             optional,
             unknown,
         })
+    }
+
+    /// The answer of `tool` to `arguments` when it could not answer for want of the network or
+    /// a service (`offline.rs`).
+    /// A call that timed out counts only where every call did (the server is cut off): else
+    /// it gets one more try, as a hang may be the version's own.
+    pub fn unreachable(&self, tool: &str, arguments: &Map<String, Value>) -> Option<&Observation> {
+        let seen = (self.calls.get(tool))
+            .filter(|seen| seen.arguments == *arguments && seen.unreachable())?;
+        (seen.status != CallStatus::Timeout || self.cut_off()).then_some(seen)
+    }
+
+    /// No call answered, and each failed for want of the network or a service, or timed out.
+    pub fn cut_off(&self) -> bool {
+        !self.calls.is_empty() && self.calls.values().all(Observation::unreachable)
+    }
+
+    /// The calls `carried` saw unreachable, made the same way here (and so not made), take
+    /// `carried`'s answers.
+    fn carry_unreachable(&mut self, carried: &Baseline) {
+        for (name, seen) in &mut self.calls {
+            if let Some(before) = carried.unreachable(name, &seen.arguments) {
+                *seen = before.clone();
+            }
+        }
     }
 
     /// The tools whose call answered without error, and not as the server answers a name it

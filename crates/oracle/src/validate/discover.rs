@@ -49,6 +49,9 @@ struct Trial {
     /// Tools that had answered when it was last tried: a second pass helps only if more have.
     answered_before: usize,
     gave_up: bool,
+    /// Its first call failed with a network error: other arguments would reach for the same
+    /// host (`offline.rs`), so it is not tried again.
+    unreachable: bool,
 }
 
 impl Trial {
@@ -70,6 +73,10 @@ impl Trial {
             same_error: 0,
             answered_before: 0,
             gave_up: false,
+            unreachable: call.skip
+                || (failed
+                    && answer.status != CallStatus::Timeout
+                    && super::offline::unreachable(answer.status, &answer.text)),
         }
     }
 }
@@ -206,6 +213,7 @@ impl<'a> Search<'a> {
         let timed_out = trial.first_status == Some(CallStatus::Timeout);
         let blind = trial.error.as_ref().is_some_and(|e| self.blind.contains(e));
         let skip = trial.answered.is_some()
+            || trial.unreachable
             || self.session.is_none()
             || (pass == 0 && blind)
             || (pass == 1 && (trial.answered_before >= answered_now || timed_out));

@@ -31,6 +31,7 @@ mod judge;
 mod kinds;
 pub mod normalize;
 mod observation;
+mod offline;
 mod params;
 mod plan;
 pub mod proof;
@@ -353,16 +354,14 @@ impl Oracle<'_> {
             } else {
                 TestKind::Unchanged
             };
-            if seen.status == CallStatus::Timeout {
-                let judged = Judged::unverifiable(
-                    "it timed out at the previous version, so it was not called",
-                );
+            if seen.unreachable() {
+                let judged = Judged::unverifiable(seen.not_called());
                 self.results.push(result(
                     &name,
                     kind,
                     check,
                     &seen.arguments,
-                    CallStatus::Timeout,
+                    seen.status,
                     Some(seen.status),
                     judged,
                 ));

@@ -38,6 +38,27 @@ impl Observation {
         self.parts.join("\n")
     }
 
+    /// Whether the call cannot answer on this machine (it timed out or could not reach the
+    /// network, see `offline.rs`): it is not made again while this answer is carried forward.
+    pub fn unreachable(&self) -> bool {
+        super::offline::unreachable(self.status, &self.failure())
+    }
+
+    /// Why a check of this call was not made (see [`Observation::unreachable`]).
+    pub fn not_called(&self) -> String {
+        super::offline::not_called(self.status, &self.failure())
+    }
+
+    /// The answer as it came where it was kept, else as learned.
+    fn failure(&self) -> String {
+        let raw = if self.raw.is_empty() {
+            &self.parts
+        } else {
+            &self.raw
+        };
+        raw.join("\n")
+    }
+
     /// The answer as the first session got it.
     pub fn as_outcome(&self) -> Outcome {
         Outcome {

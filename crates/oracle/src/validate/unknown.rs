@@ -22,7 +22,7 @@ const NAME_HOLE: &str = "{name}";
 const UNKNOWN_PREFIX: usize = 40;
 
 /// How the server answers a call of a tool it does not have.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct UnknownShape {
     pub status: CallStatus,
     /// The answers' texts, normalised, with the called name as a hole: one when the probes
