@@ -73,7 +73,20 @@ fn quiet_on_broken_stdout() {
     }));
 }
 
+/// At most two malloc arenas. glibc gives each thread that allocates its own, and a tree
+/// freed on a pool thread stays resident in that thread's arena: anchoring a 6.6 MB bundle,
+/// whose pieces are parsed on every core, peaked at 59-64 MB with an arena per thread and at
+/// 50-54 MB with two, in the same time.
+fn fewer_arenas() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets a tunable of the allocator, before any thread is started.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 2);
+    }
+}
+
 fn main() -> ExitCode {
+    fewer_arenas();
     quiet_on_broken_stdout();
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_env("MCPEVOL_LOG"))

@@ -291,6 +291,7 @@ fn a_file_read_in_parts_has_the_facts_it_has_read_whole() {
     assert!(bundle.is_file(), "run scripts/install-servers.sh first");
     files.push(bundle.clone());
     let mut split_files = 0;
+    let mut streamed_files = 0;
     for path in &files {
         let src = std::fs::read_to_string(path).unwrap();
         let lang = Lang::for_path(path).unwrap();
@@ -302,12 +303,31 @@ fn a_file_read_in_parts_has_the_facts_it_has_read_whole() {
             let read = format!("{:?}", facts::read_in_parts(&tree, &src, "f", lang, parts));
             assert!(read == whole, "{}: {parts} parts differ", path.display());
         }
+        // Read piece by piece, each piece's tree dropped before the next: the same facts.
+        if let Some(streamed) = facts::stream::read(&src, "f", lang, src.len() / 3 + 1) {
+            streamed_files += 1;
+            let read = format!("{streamed:?}");
+            assert!(
+                read == whole,
+                "{}: read in three pieces, the facts differ",
+                path.display()
+            );
+        }
         if *path == bundle {
             assert_eq!(facts::split::ranges(tree.root_node(), 7).len(), 7);
             assert!(
                 whole.contains("candidates: [Candidate"),
                 "the bundle's tools are read"
             );
+            for piece_bytes in [32 * 1024, 256 * 1024, 1024 * 1024] {
+                let streamed = facts::stream::read(&src, "f", lang, piece_bytes)
+                    .unwrap_or_else(|| panic!("the bundle is read in pieces of {piece_bytes}"));
+                let read = format!("{streamed:?}");
+                assert!(
+                    read == whole,
+                    "read in pieces of {piece_bytes} bytes, the facts differ"
+                );
+            }
             // Parsed in pieces, each piece its own tree: the same facts again.
             for pieces in 2..=4 {
                 let trees = mcpevol::anchor::pieces::parse(&src, lang, pieces)
@@ -319,6 +339,10 @@ fn a_file_read_in_parts_has_the_facts_it_has_read_whole() {
         }
     }
     assert!(split_files > 20, "only {split_files} files were cut in two");
+    assert!(
+        streamed_files > 10,
+        "only {streamed_files} files were read in three pieces"
+    );
 }
 
 /// Compiled TypeScript of a chart server: each tool's zod shape is a module's `const schema`,

@@ -12,6 +12,7 @@ pub mod decorators;
 mod factories;
 mod modules;
 pub mod split;
+pub mod stream;
 
 use std::collections::{HashMap, HashSet};
 
@@ -216,14 +217,7 @@ fn read_parts(
         .par_iter()
         .map(|(root, range)| matches_in(&q.all, *root, src, range.clone()))
         .collect();
-    let mut reader = Reader {
-        src,
-        rel,
-        facts: FileFacts::default(),
-        registered_objects: HashSet::new(),
-        declared_objects: HashMap::new(),
-        register_calls: HashSet::new(),
-    };
+    let mut reader = Reader::new(src, rel);
     if let Some(err) = parts.iter().find_map(|(root, _)| first_error(*root)) {
         reader.facts.warnings.push(format!(
             "{rel}: syntax error at line {}; tools in the damaged part may be missed",
@@ -346,6 +340,9 @@ pub fn first_error(node: Node) -> Option<Node> {
     children.into_iter().find_map(first_error).or(Some(node))
 }
 
+/// Finds the object declared under a name in a file read piece by piece (`stream.rs`).
+type FindDeclared<'s, 't> = dyn Fn(&str) -> Option<Node<'t>> + Sync + 's;
+
 struct Reader<'s, 't> {
     src: &'s str,
     rel: &'s str,
@@ -356,6 +353,23 @@ struct Reader<'s, 't> {
     declared_objects: HashMap<&'s str, Node<'t>>,
     /// Calls read as register calls, by start byte, so that no other reading takes them again.
     register_calls: HashSet<usize>,
+    /// A file read piece by piece (`stream.rs`): objects declared by name, found in whichever
+    /// piece declares them, instead of `declared_objects`.
+    elsewhere: Option<&'s FindDeclared<'s, 't>>,
+}
+
+impl<'s, 't> Reader<'s, 't> {
+    fn new(src: &'s str, rel: &'s str) -> Self {
+        Reader {
+            src,
+            rel,
+            facts: FileFacts::default(),
+            registered_objects: HashSet::new(),
+            declared_objects: HashMap::new(),
+            register_calls: HashSet::new(),
+            elsewhere: None,
+        }
+    }
 }
 
 impl<'t> Reader<'_, 't> {
@@ -368,6 +382,14 @@ impl<'t> Reader<'_, 't> {
             declared_objects: self.declared_objects.clone(),
             register_calls: self.register_calls.clone(),
             ..*self
+        }
+    }
+
+    /// The object declared under `name` in this file, the last declaration in file order.
+    fn declared_object(&self, name: &str) -> Option<Node<'t>> {
+        match self.elsewhere {
+            Some(find) => find(name),
+            None => self.declared_objects.get(name).copied(),
         }
     }
 
@@ -425,7 +447,7 @@ impl<'t> Reader<'_, 't> {
     }
 
     // Long: one pass over the keys of an object literal, each key a short arm; split, the arms would share a dozen locals.
-    fn object(&mut self, object: Node) {
+    fn object(&mut self, object: Node<'t>) {
         let entries = object_entries(object, self.src);
         let has = |k: &str| entries.iter().any(|(key, _, _)| key == k);
         let value = |k: &str| {
@@ -582,7 +604,7 @@ impl<'t> Reader<'_, 't> {
         let object = match node.kind() {
             "object" => node,
             "identifier" | "shorthand_property_identifier" => {
-                *self.declared_objects.get(text(node, self.src))?
+                self.declared_object(text(node, self.src))?
             }
             _ => return None,
         };

@@ -310,16 +310,18 @@ pub fn read_source(rel: &str, lang: Lang, bytes: Vec<u8>) -> facts::FileFacts {
     let Ok(src) = String::from_utf8(bytes) else {
         return skipped("it is not UTF-8 text".into());
     };
-    // A large file no earlier step parsed: in pieces, on every core (see `pieces`).
+    // A large file no earlier step parsed: piece by piece, a piece per core at once, each
+    // piece's tree dropped once read (see `facts/stream.rs`), so that its tree is never held
+    // whole.
     if lang != Lang::Python
         && src.len() >= pieces::PIECES_MIN_BYTES
         && !trees::holds_near(&src, lang)
-        && let Some(trees) = pieces::parse(&src, lang, rayon::current_num_threads())
+        && let Some(facts) = facts::stream::read(&src, rel, lang, facts::stream::PIECE_BYTES)
     {
         return facts::FileFacts {
             imports: reach::specifiers(&src),
             computes_imports: reach::computes_imports(&src),
-            ..facts::read_pieces(&trees, &src, rel, lang)
+            ..facts
         };
     }
     match parse(&src, lang) {

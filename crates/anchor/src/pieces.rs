@@ -45,21 +45,24 @@ pub fn parse(src: &str, lang: Lang, pieces: usize) -> Option<Vec<Tree>> {
     }
     let trees: Vec<Option<Tree>> = ranges
         .into_par_iter()
-        .map(|range| {
-            let mut parser = Parser::new();
-            parser.set_language(&lang.language()).ok()?;
-            parser.set_included_ranges(&[range]).ok()?;
-            parser
-                .parse(src, None)
-                .filter(|t| !t.root_node().has_error())
-        })
+        .map(|range| parse_range(src, lang, range))
         .collect();
     trees.into_iter().collect()
 }
 
+/// The part of `src` in `range` parsed alone, in place; None where it has a syntax error.
+pub(crate) fn parse_range(src: &str, lang: Lang, range: Range) -> Option<Tree> {
+    let mut parser = Parser::new();
+    parser.set_language(&lang.language()).ok()?;
+    parser.set_included_ranges(&[range]).ok()?;
+    parser
+        .parse(src, None)
+        .filter(|t| !t.root_node().has_error())
+}
+
 /// Up to `pieces - 1` byte offsets to cut at, each the start of a statement-opening line at or
 /// after an equal share of the file.
-fn cuts(src: &str, pieces: usize) -> Vec<usize> {
+pub(crate) fn cuts(src: &str, pieces: usize) -> Vec<usize> {
     let bytes = src.as_bytes();
     let share = src.len() / pieces;
     let mut cuts: Vec<usize> = Vec::new();
@@ -84,7 +87,7 @@ fn cuts(src: &str, pieces: usize) -> Vec<usize> {
 }
 
 /// The pieces' ranges, with the row and column of each bound.
-fn ranges(src: &str, cuts: &[usize]) -> Vec<Range> {
+pub(crate) fn ranges(src: &str, cuts: &[usize]) -> Vec<Range> {
     let bounds: Vec<(usize, Point)> = std::iter::once(0)
         .chain(cuts.iter().copied())
         .chain([src.len()])

@@ -83,7 +83,7 @@ impl<'t> Reader<'_, 't> {
                 .map(|c| unwrap(*c))
                 .and_then(|c| match c.kind() {
                     "object" => Some(c),
-                    "identifier" => self.declared_objects.get(text(c, self.src)).copied(),
+                    "identifier" => self.declared_object(text(c, self.src)),
                     _ => None,
                 });
             if let Some(config) = config {

@@ -15,7 +15,7 @@ use mcpevol_core::inventory::Sites;
 
 /// Which of a factory's parameters become the definition's name, description and schema.
 #[derive(Debug, Clone, Copy)]
-struct Factory {
+pub(super) struct Factory {
     name: usize,
     description: usize,
     schema: Option<usize>,
@@ -26,12 +26,17 @@ impl<'t> Reader<'_, 't> {
     pub(super) fn factory_tools(&self, parts: &[(Node<'t>, Range<usize>)]) -> Vec<Candidate> {
         let mut factories = HashMap::new();
         for (root, range) in parts {
-            for statement in top_level(*root, range) {
-                if let Some((name, factory)) = factory(statement, self.src) {
-                    factories.insert(name, factory);
-                }
-            }
+            factories.extend(factories_in(*root, range, self.src));
         }
+        self.made_by(parts, &factories)
+    }
+
+    /// The tools `parts` make by calls of `factories`, in file order.
+    pub(super) fn made_by(
+        &self,
+        parts: &[(Node<'t>, Range<usize>)],
+        factories: &HashMap<String, Factory>,
+    ) -> Vec<Candidate> {
         if factories.is_empty() {
             return Vec::new();
         }
@@ -39,7 +44,7 @@ impl<'t> Reader<'_, 't> {
         for (root, range) in parts {
             for statement in top_level(*root, range) {
                 calls_in(statement, &mut |call| {
-                    if let Some(c) = self.made(call, &factories) {
+                    if let Some(c) = self.made(call, factories) {
                         out.push(c);
                     }
                 });
@@ -82,6 +87,13 @@ impl<'t> Reader<'_, 't> {
 }
 
 /// The top-level statements of `range` (an `export` looked through).
+/// The definition factories among the top-level statements of `root` in `range`, in order.
+pub(super) fn factories_in(root: Node, range: &Range<usize>, src: &str) -> Vec<(String, Factory)> {
+    (top_level(root, range).into_iter())
+        .filter_map(|statement| factory(statement, src))
+        .collect()
+}
+
 fn top_level<'t>(root: Node<'t>, range: &Range<usize>) -> Vec<Node<'t>> {
     let mut cursor = root.walk();
     root.named_children(&mut cursor)

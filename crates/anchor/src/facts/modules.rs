@@ -79,6 +79,17 @@ impl<'t> Reader<'_, 't> {
 
 /// The file's named exports: each name, its value (the function itself for a function
 /// declaration) and the export statement.
+/// The keys the top-level statements of `root` in `range` export, each with its statement.
+pub(super) fn exports_in(
+    root: Node,
+    range: &Range<usize>,
+    src: &str,
+) -> Vec<(String, Range<usize>)> {
+    (top_level_exports(root, range, src).into_iter())
+        .map(|(key, _, statement)| (key, statement.byte_range()))
+        .collect()
+}
+
 fn top_level_exports<'t>(
     program: Node<'t>,
     range: &Range<usize>,
