@@ -59,6 +59,7 @@ mod rules_snapshots_py;
 mod sandbox;
 mod search_form;
 mod servers_npm;
+mod shape_constants;
 mod single_form;
 mod source_layout;
 mod substitute;

@@ -156,6 +156,12 @@ pub struct FileFacts {
     /// a description that names one is edited there.
     pub texts: Vec<(String, inventory::DescriptionSite)>,
     pub schemas: Vec<(String, Schema)>,
+    /// Schemas declared as another by name (`X = z.object(BaseShape)`, `exports.B = exports.A`),
+    /// each with the name it stands for.
+    pub schema_aliases: Vec<(String, String)>,
+    /// Parameter schemas held in constants (`const SearchQuery = z.string()`), which shape
+    /// entries name, each with how its file spells zod.
+    pub param_schemas: Vec<(String, (inventory::Param, String))>,
     /// Identifiers listed in arrays, which may be definition objects held in constants.
     pub array_refs: Vec<(String, Span)>,
     pub functions: Vec<(String, Span)>,
@@ -741,10 +747,18 @@ impl<'t> Reader<'_, 't> {
             return;
         }
         if m.get("assignment").is_some() {
-            let (Some(name), Some(value)) = (
-                syntax::path(m.node("name"), self.src),
-                syntax::string_value(m.node("value"), self.src),
-            ) else {
+            let Some(name) = syntax::path(m.node("name"), self.src) else {
+                return;
+            };
+            let Some(value) = syntax::string_value(m.node("value"), self.src) else {
+                // `exports.X = z.object(Shape)`: what compiled TypeScript makes of an exported
+                // declaration, read as the declaration under its bare name.
+                if let Some(bare) = ["module.exports.", "exports."]
+                    .iter()
+                    .find_map(|p| name.strip_prefix(p))
+                {
+                    self.declared(bare.to_string(), unwrap(m.node("value")));
+                }
                 return;
             };
             self.text_constant(&name, m.node("value"));
@@ -752,7 +766,11 @@ impl<'t> Reader<'_, 't> {
             return;
         }
         let name = text(m.node("name"), self.src).to_string();
-        let value = unwrap(m.node("value"));
+        self.declared(name, unwrap(m.node("value")));
+    }
+
+    /// A value declared under `name`: text, a function, an object of constants or a schema.
+    fn declared(&mut self, name: String, value: Node) {
         if let Some(s) = syntax::string_value(value, self.src) {
             self.text_constant(&name, value);
             self.constant(name, s);
@@ -773,9 +791,24 @@ impl<'t> Reader<'_, 't> {
             if let Some(object) = syntax::only_object_argument(value) {
                 self.object_constants(&name, object);
             }
-            if let SchemaRef::Inline(p) = params::read_schema(value, self.src, self.rel) {
-                self.facts.schemas.push((name, p));
+            match params::read_schema(value, self.src, self.rel) {
+                SchemaRef::Inline(p) => self.facts.schemas.push((name, p)),
+                SchemaRef::Named(other) => self.facts.schema_aliases.push((name, other)),
+                SchemaRef::None => {
+                    if let Some(param) = params::read_param_chain(value, self.src, self.rel) {
+                        self.facts.param_schemas.push((name, param));
+                    }
+                }
             }
+        } else if matches!(value.kind(), "identifier" | "member_expression")
+            && let Some(other) = syntax::path(value, self.src)
+            && other
+                .rsplit('.')
+                .next()
+                .is_some_and(|last| last.starts_with(|c: char| c.is_ascii_uppercase()))
+        {
+            // `exports.ArchiveArgs = exports.ReadArgs`: one schema under a second name.
+            self.facts.schema_aliases.push((name, other));
         }
     }
 
@@ -807,12 +840,22 @@ impl<'t> Reader<'_, 't> {
                     .contains("z.")
         };
         let named = |v: Node| matches!(v.kind(), "identifier" | "member_expression");
+        // `{ query: SearchQuery, limit: SearchLimit }`: every entry a schema held in a
+        // constant, named as constants are (a minified bundle's objects of short lowercase
+        // names are not shapes).
+        let schema_name = |v: Node| {
+            named(v)
+                && (text(v, self.src).rsplit('.').next())
+                    .and_then(|last| last.chars().next())
+                    .is_some_and(|c| c.is_ascii_uppercase())
+        };
         entries.iter().any(|(k, _, _)| k == "properties")
             || (entries.iter().any(|(_, v, _)| zod(unwrap(*v)))
                 && entries.iter().all(|(_, v, _)| {
                     let v = unwrap(*v);
                     zod(v) || named(v)
                 }))
+            || (!entries.is_empty() && entries.iter().all(|(_, v, _)| schema_name(unwrap(*v))))
     }
 
     /// A constant whose value is text written out (a literal, a template, a concatenation).

@@ -8,10 +8,20 @@ use super::params::{self, Schema, SchemaRef};
 use super::syntax::{self, Expr};
 use mcpevol_core::inventory::{DescriptionForm, DescriptionSite, Span, Style, Tool};
 
+/// Schemas declared as another, followed at most this far (a cycle ends there).
+const ALIAS_DEPTH: usize = 4;
+
+mod shapes;
+use shapes::HeldParam;
+
 /// What all files declare, by name, for resolving references between them.
 struct Names<'f> {
     constants: HashMap<&'f str, Vec<(&'f str, &'f str)>>,
     schemas: HashMap<&'f str, Vec<&'f Schema>>,
+    /// Schemas declared as another by name, with that name.
+    aliases: HashMap<&'f str, Vec<&'f str>>,
+    /// Parameter schemas held in constants.
+    param_schemas: HashMap<&'f str, Vec<(&'f str, &'f HeldParam)>>,
     /// Constants holding text, with where their value is written.
     texts: HashMap<&'f str, Vec<&'f DescriptionSite>>,
     /// Identifiers listed in arrays, by name: where a held definition object is registered.
@@ -24,6 +34,8 @@ impl<'f> Names<'f> {
         let mut names = Names {
             constants: HashMap::new(),
             schemas: HashMap::new(),
+            aliases: HashMap::new(),
+            param_schemas: HashMap::new(),
             texts: HashMap::new(),
             array_refs: HashMap::new(),
             functions: HashMap::new(),
@@ -41,6 +53,12 @@ impl<'f> Names<'f> {
             }
             for (k, p) in &facts.schemas {
                 names.schemas.entry(k.as_str()).or_default().push(p);
+            }
+            for (k, other) in &facts.schema_aliases {
+                names.aliases.entry(k.as_str()).or_default().push(other);
+            }
+            for (k, p) in &facts.param_schemas {
+                (names.param_schemas.entry(k.as_str()).or_default()).push((rel.as_str(), p));
             }
             for (k, span) in &facts.array_refs {
                 names.array_refs.entry(k.as_str()).or_default().push(span);
@@ -63,32 +81,6 @@ impl<'f> Names<'f> {
                 let same_file = defs.iter().find(|(f, _)| *f == file);
                 same_file.or(defs.first()).map(|(_, v)| v.to_string())
             }),
-        }
-    }
-
-    /// The schema a reference stands for; a name declared in several modules (`schema`,
-    /// `inputSchema`) means the one in the referring file first.
-    fn schema(&self, schema: &SchemaRef, file: &str) -> Option<Schema> {
-        match schema {
-            SchemaRef::Inline(s) => Some(s.clone()),
-            SchemaRef::Named(path) => suffixes(path)
-                .chain(suffixes(params::strip_view_suffix(path)))
-                // `issues.IssueCommentSchema` through `import * as issues`: schema names are
-                // distinctive enough to look up without their namespace.
-                .chain(
-                    params::strip_view_suffix(path)
-                        .rsplit_once('.')
-                        .map(|(_, last)| last),
-                )
-                .find_map(|k| {
-                    let defs = self.schemas.get(k)?;
-                    defs.iter()
-                        .find(|s| s.site.object.file == file)
-                        .or(defs.first())
-                        .copied()
-                })
-                .cloned(),
-            SchemaRef::None => None,
         }
     }
 

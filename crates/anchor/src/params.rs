@@ -7,14 +7,21 @@ use super::syntax::{self, arguments, object_entries, span, string_value, text, u
 use super::text;
 use mcpevol_core::inventory::{Param, ParamShape, ParamSite, SchemaSite};
 
+mod held;
+pub use held::{Links, read_param_chain};
+
 /// A schema written out in the source: its parameters and where they are.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Schema {
     pub params: Vec<Param>,
     pub site: SchemaSite,
+    /// What the linker fills in from other declarations.
+    pub links: Links,
 }
 
 /// Where a tool's input schema is: written inline (already read), or a named value to look up.
+// Short-lived (one per registration or declaration read), so boxing would buy nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum SchemaRef {
     Inline(Schema),
@@ -131,6 +138,7 @@ fn read_object_schema(object: Node, src: &str, rel: &str) -> Schema {
         zod: None,
         params: Vec::new(),
         python: None,
+        spreads: Vec::new(),
     };
     if let Some(props) = get("properties") {
         let required = get("required")
@@ -138,10 +146,7 @@ fn read_object_schema(object: Node, src: &str, rel: &str) -> Schema {
             .unwrap_or_default();
         let props = unwrap(props);
         if props.kind() != "object" {
-            return Schema {
-                params: Vec::new(),
-                site: empty_site(true),
-            };
+            return Schema::new(Vec::new(), empty_site(true));
         }
         let mut site = empty_site(true);
         site.object = span(props, rel);
@@ -152,23 +157,25 @@ fn read_object_schema(object: Node, src: &str, rel: &str) -> Schema {
             params.push(param);
             site.params.push(param_site);
         }
-        return Schema { params, site };
+        return Schema::new(params, site);
     }
     if get("type").is_some_and(|t| string_value(t, src).is_some()) {
-        return Schema {
-            params: Vec::new(),
-            site: empty_site(true),
-        };
+        return Schema::new(Vec::new(), empty_site(true));
     }
     let mut site = empty_site(false);
     let mut params = Vec::new();
+    let links = Links::of_shape(object, &entries, src);
     for (name, value, entry) in entries {
         let (param, param_site, zod) = zod_param(name, value, entry, src, rel);
         site.zod = site.zod.or(zod);
         params.push(param);
         site.params.push(param_site);
     }
-    Schema { params, site }
+    Schema {
+        params,
+        site,
+        links,
+    }
 }
 
 fn string_array(node: Node, src: &str) -> Vec<String> {

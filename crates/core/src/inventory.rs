@@ -192,6 +192,9 @@ pub struct SchemaSite {
     pub params: Vec<ParamSite>,
     /// How a Python tool writes its parameters; None in JavaScript and TypeScript.
     pub python: Option<PyParams>,
+    /// The shapes this one spreads (`{ ...BaseArgs, body }`), where their parameters are
+    /// declared: an edit there changes this tool too.
+    pub spreads: Vec<Span>,
 }
 
 /// The ways a Python server writes a tool's parameters.

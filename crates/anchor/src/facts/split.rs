@@ -54,6 +54,8 @@ impl FileFacts {
             constants,
             texts,
             schemas,
+            schema_aliases,
+            param_schemas,
             array_refs,
             functions,
             name_tables,
@@ -69,6 +71,8 @@ impl FileFacts {
         self.constants.extend(constants);
         self.texts.extend(texts);
         self.schemas.extend(schemas);
+        self.schema_aliases.extend(schema_aliases);
+        self.param_schemas.extend(param_schemas);
         self.array_refs.extend(array_refs);
         self.functions.extend(functions);
         self.name_tables.extend(name_tables);

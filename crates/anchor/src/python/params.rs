@@ -84,6 +84,7 @@ pub fn dict_schema(dict: Node, src: &str, rel: &str) -> Option<Schema> {
         zod: None,
         params: Vec::new(),
         python: Some(PyParams::Dict),
+        spreads: Vec::new(),
     };
     let mut params = Vec::new();
     if let Some(props) = props.filter(|p| p.kind() == "dictionary") {
@@ -122,7 +123,7 @@ pub fn dict_schema(dict: Node, src: &str, rel: &str) -> Option<Schema> {
             });
         }
     }
-    Some(Schema { params, site })
+    Some(Schema::new(params, site))
 }
 
 /// The parameters of a FastMCP tool function: every parameter but `self`/`cls`, splats and the
@@ -135,6 +136,7 @@ pub fn signature(parameters: Node, src: &str, rel: &str) -> Schema {
         zod: None,
         params: Vec::new(),
         python: Some(PyParams::Signature),
+        spreads: Vec::new(),
     };
     let mut params = Vec::new();
     let mut cursor = parameters.walk();
@@ -171,7 +173,7 @@ pub fn signature(parameters: Node, src: &str, rel: &str) -> Schema {
         params.push(param);
         site.params.push(param_site);
     }
-    Schema { params, site }
+    Schema::new(params, site)
 }
 
 /// A pydantic model's fields (`name: T = default` in the class body), when it has any.
@@ -183,6 +185,7 @@ pub fn model(body: Node, src: &str, rel: &str) -> Option<Schema> {
         zod: None,
         params: Vec::new(),
         python: Some(PyParams::Model),
+        spreads: Vec::new(),
     };
     let mut params = Vec::new();
     let mut cursor = body.walk();
@@ -211,7 +214,7 @@ pub fn model(body: Node, src: &str, rel: &str) -> Option<Schema> {
         params.push(param);
         site.params.push(param_site);
     }
-    (!params.is_empty()).then_some(Schema { params, site })
+    (!params.is_empty()).then_some(Schema::new(params, site))
 }
 
 /// One parameter or field: its JSON type, whether it is required, and its description from

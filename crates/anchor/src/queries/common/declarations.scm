@@ -12,6 +12,11 @@
   left: [(member_expression) (subscript_expression) (identifier)] @name
   right: [(string) (template_string)] @value) @assignment
 
+; CommonJS exports of other values: `exports.ReadArgs = zod_1.z.object(BaseArgs)`.
+(assignment_expression
+  left: (member_expression) @name
+  right: [(call_expression) (object) (member_expression) (identifier)] @value) @assignment
+
 ; Definition objects listed by name: `const TOOLS = [ECHO_TOOL, ADD_TOOL]`. Removing a tool
 ; held in a constant means removing it from such a list, not deleting the constant.
 (array

@@ -220,12 +220,18 @@ impl Draft<'_> {
                 let new = prose::attach::append(d.text.as_deref().unwrap_or(""), &sentences);
                 self.retext(d, &new)?
             }
-            (None, false) => dialect_of(&site.entry.file).describe_param(
-                &mut self.e,
-                self.root,
-                site,
-                &sentences.join(" "),
-            )?,
+            (None, false) => {
+                // A schema held in a constant (`body: bodyField`) keeps its description there:
+                // the new one, written here, starts from it.
+                let held = (tool.params.iter())
+                    .find(|p| p.name == site.name)
+                    .and_then(|p| p.description.as_deref());
+                let text = match held {
+                    Some(old) => prose::attach::append(old, &sentences),
+                    None => sentences.join(" "),
+                };
+                dialect_of(&site.entry.file).describe_param(&mut self.e, self.root, site, &text)?
+            }
             (None, true) => {
                 let entry =
                     dialect_of(&site.value.file).json_description_entry(&sentences.join(" "));

@@ -164,13 +164,14 @@ fn shares_schema(tool: &Tool, all: &[Tool]) -> bool {
         return false;
     };
     let inherits = |t: &Tool| t.sites.extends.is_some() && t.sites.extends == tool.sites.holder;
+    // A shape spread into another tool's (`{ ...BaseArgs, body }`) changes with it.
     all.iter().any(|t| {
         t.name != tool.name
             && (inherits(t)
                 || t.sites
                     .schema
                     .as_ref()
-                    .is_some_and(|s| s.object == mine.object))
+                    .is_some_and(|s| s.object == mine.object || s.spreads.contains(&mine.object)))
     })
 }
 
