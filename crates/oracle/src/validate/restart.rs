@@ -18,7 +18,7 @@ const MAX_RESTARTS: u32 = 3;
 
 impl Oracle<'_> {
     pub(super) async fn call(&mut self, tool: &str, arguments: &Map<String, Value>) -> Outcome {
-        if let Some(seen) = self.unreachable(tool) {
+        if let Some(seen) = self.unreachable(tool, arguments) {
             return seen;
         }
         if self.dead {
@@ -56,10 +56,15 @@ impl Oracle<'_> {
 
     /// The answer not asked for again of a tool the new version lists, whose call could not
     /// answer at the previous version (see `offline.rs`): its failure, saying it was not
-    /// called, and never a hang, which would fail the check that sees it.
-    fn unreachable(&self, tool: &str) -> Option<Outcome> {
+    /// called, and never a hang, which would fail the check that sees it. Only the same call,
+    /// or any call of a tool that hung: other arguments of a tool that failed fast are asked
+    /// (a value beyond a bound is refused before the tool reaches for the network, and a
+    /// bound's check needs that answer).
+    fn unreachable(&self, tool: &str, arguments: &Map<String, Value>) -> Option<Outcome> {
         self.change.tool(tool)?;
-        let seen = self.baseline.calls.get(tool).filter(|s| s.unreachable())?;
+        let seen = (self.baseline.calls.get(tool))
+            .filter(|s| s.unreachable())
+            .filter(|s| s.status == CallStatus::Timeout || s.arguments == *arguments)?;
         let status = match seen.status {
             CallStatus::Timeout => CallStatus::ToolError,
             status => status,
