@@ -55,6 +55,8 @@ const VERBS: &[(&str, &str)] = &[
     ("lookup", "find"),
     ("find", "search"),
     ("search", "query"),
+    ("query", "retrieve"),
+    ("download", "fetch"),
     ("add", "create"),
     ("make", "create"),
     ("generate", "create"),
@@ -67,6 +69,11 @@ const VERBS: &[(&str, &str)] = &[
     ("describe", "inspect"),
     ("analyze", "inspect"),
     ("check", "verify"),
+    ("validate", "verify"),
+    ("write", "save"),
+    ("open", "load"),
+    ("scan", "inspect"),
+    ("parse", "extract"),
     ("convert", "transform"),
     ("calculate", "compute"),
 ];
@@ -134,13 +141,19 @@ fn a_rename_swaps_the_first_known_verb_in_the_names_case() {
         clearer_verb("search-docs", &[]).as_deref(),
         Some("query-docs")
     );
-    // Renamed again and again, a name never comes back.
-    let mut name = "read_note".to_string();
-    let mut seen = vec![name.clone()];
-    while let Some(next) = clearer_verb(&name, &[]) {
-        assert!(!seen.contains(&next), "{seen:?} then {next}");
-        seen.push(next.clone());
-        name = next;
+    assert_eq!(
+        clearer_verb("query-analytics-dashboard", &[]).as_deref(),
+        Some("retrieve-analytics-dashboard")
+    );
+    // Renamed again and again, from any verb, a name never comes back.
+    for (verb, _) in VERBS {
+        let mut name = format!("{verb}_note");
+        let mut seen = vec![name.clone()];
+        while let Some(next) = clearer_verb(&name, &[]) {
+            assert!(!seen.contains(&next), "{seen:?} then {next}");
+            seen.push(next.clone());
+            name = next;
+        }
     }
     assert_eq!(clearer_verb("current_time", &[]), None);
 }
