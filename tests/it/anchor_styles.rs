@@ -333,6 +333,59 @@ fn generated_definitions_with_args_and_a_tool_function_are_tools() {
     assert_eq!(handler.map(|h| h.start_line), Some(7));
 }
 
+/// The same definitions as esbuild bundles modules it initialises lazily: each constant is a
+/// `var` declared bare and assigned in its module's init (`args2 = { request: X }`). Each
+/// tool takes the parameters of its own assignment, with a type where the named schema is
+/// zod's, and the held `args` object is where a new parameter would go.
+#[test]
+fn definitions_whose_args_are_assigned_in_a_lazy_module_init_take_their_own_parameters() {
+    let dir = common::package_of(&[
+        (
+            "package.json",
+            r#"{ "name": "flags", "version": "1.0.0", "main": "server.js" }"#,
+        ),
+        (
+            "server.js",
+            "var ListFlagsRequest$inboundSchema, GetFlagRequest$inboundSchema;\n\
+             var init_models = __esm(() => {\n\
+             \x20 ListFlagsRequest$inboundSchema = z.object({ projectKey: z.string() });\n\
+             \x20 GetFlagRequest$inboundSchema = z.object({ flagKey: z.string() });\n\
+             });\n\
+             var args, tool$listFlags;\n\
+             var init_listFlags = __esm(() => {\n\
+             \x20 args = { request: ListFlagsRequest$inboundSchema, limit: z.number().optional() };\n\
+             \x20 tool$listFlags = { name: 'list-feature-flags', description: 'Lists the flags', args,\n\
+             \x20   tool: async (client, args2, ctx) => ({ content: [] }) };\n\
+             });\n\
+             var args2, tool$getFlag;\n\
+             var init_getFlag = __esm(() => {\n\
+             \x20 args2 = { request: GetFlagRequest$inboundSchema };\n\
+             \x20 tool$getFlag = { name: 'get-feature-flag', description: 'Gets one flag', args: args2,\n\
+             \x20   tool: async (client, args3, ctx) => ({ content: [] }) };\n\
+             });\n\
+             function createMCPServer(server) {\n\
+             \x20 const tool = createRegisterTool(server);\n\
+             \x20 tool(tool$listFlags);\n\
+             \x20 tool(tool$getFlag);\n\
+             }\n\
+             createMCPServer(new McpServer({ name: 'flags', version: '1' }));\n",
+        ),
+    ]);
+    let inventory = anchor(dir.path()).unwrap();
+    assert_eq!(
+        names(&inventory),
+        ["get-feature-flag", "list-feature-flags"]
+    );
+    assert_eq!(
+        params(tool(&inventory, "list-feature-flags")),
+        [("request", true), ("limit", false)]
+    );
+    assert_eq!(
+        params(tool(&inventory, "get-feature-flag")),
+        [("request", true)]
+    );
+}
+
 /// Tool modules that export their name as `method` beside `description`, `parameters` and
 /// `handler`, loaded by the entry from a folder whose paths it computes
 /// (`import(pathToFileURL(path).href)`): every module is a tool, since which files load is

@@ -752,11 +752,13 @@ impl<'t> Reader<'_, 't> {
             };
             let Some(value) = syntax::string_value(m.node("value"), self.src) else {
                 // `exports.X = z.object(Shape)`: what compiled TypeScript makes of an exported
-                // declaration, read as the declaration under its bare name.
-                if let Some(bare) = ["module.exports.", "exports."]
+                // declaration, read as the declaration under its bare name; `X = {...}`, a
+                // bundle's constant assigned where its module is first used.
+                let bare = ["module.exports.", "exports."]
                     .iter()
                     .find_map(|p| name.strip_prefix(p))
-                {
+                    .or((m.node("name").kind() == "identifier").then_some(name.as_str()));
+                if let Some(bare) = bare {
                     self.declared(bare.to_string(), unwrap(m.node("value")));
                 }
                 return;

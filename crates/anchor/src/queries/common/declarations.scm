@@ -12,9 +12,10 @@
   left: [(member_expression) (subscript_expression) (identifier)] @name
   right: [(string) (template_string)] @value) @assignment
 
-; CommonJS exports of other values: `exports.ReadArgs = zod_1.z.object(BaseArgs)`.
+; CommonJS exports of other values, `exports.ReadArgs = zod_1.z.object(BaseArgs)`, and the
+; assignments esbuild makes of a module's constants in its lazy init (`var args; ... args = {...}`).
 (assignment_expression
-  left: (member_expression) @name
+  left: [(member_expression) (identifier)] @name
   right: [(call_expression) (object) (member_expression) (identifier)] @value) @assignment
 
 ; Definition objects listed by name: `const TOOLS = [ECHO_TOOL, ADD_TOOL]`. Removing a tool
