@@ -386,6 +386,37 @@ fn definitions_whose_args_are_assigned_in_a_lazy_module_init_take_their_own_para
     );
 }
 
+/// A minified bundle imports zod under a letter (`import Q, { z as s } from "zod"`) and
+/// holds each tool's shape in a constant of two letters: the shape is told by its chains on
+/// `s`, and a new parameter is spelled the same way.
+#[test]
+fn shapes_on_zod_imported_under_another_name_are_read() {
+    let dir = common::package_of(&[
+        (
+            "package.json",
+            r#"{ "name": "tasks", "version": "1.0.0", "type": "module", "main": "server.js" }"#,
+        ),
+        (
+            "server.js",
+            "import { McpServer as os } from '@modelcontextprotocol/sdk/server/mcp.js';\n\
+             import Q, { ZodError as ls, z as s } from \"zod\";\n\
+             const Hr = s.object({ content: s.string().min(1) }), Wr = {\n\
+             \x20 comments: s.array(Hr).min(1).describe('The comments to add.'),\n\
+             \x20 dryRun: s.boolean().optional()\n\
+             }, zr = { name: 'add-comments', description: 'Add comments to tasks', parameters: Wr,\n\
+             \x20 execute: async (e) => ({ content: [] }) };\n\
+             const n = new os({ name: 'tasks', version: '1' });\n\
+             n.registerTool(zr.name, { description: zr.description, inputSchema: zr.parameters }, zr.execute);\n",
+        ),
+    ]);
+    let inventory = anchor(dir.path()).unwrap();
+    assert_eq!(names(&inventory), ["add-comments"]);
+    let add = tool(&inventory, "add-comments");
+    assert_eq!(params(add), [("comments", true), ("dryRun", false)]);
+    let zod = add.sites.schema.as_ref().and_then(|s| s.zod.as_deref());
+    assert_eq!(zod, Some("s"));
+}
+
 /// Tool modules that export their name as `method` beside `description`, `parameters` and
 /// `handler`, loaded by the entry from a folder whose paths it computes
 /// (`import(pathToFileURL(path).href)`): every module is a tool, since which files load is

@@ -362,6 +362,8 @@ struct Reader<'s, 't> {
     /// A file read piece by piece (`stream.rs`): objects declared by name, found in whichever
     /// piece declares them, instead of `declared_objects`.
     elsewhere: Option<&'s FindDeclared<'s, 't>>,
+    /// The names this file imports zod under (`crate::zod`).
+    zod: Vec<String>,
 }
 
 impl<'s, 't> Reader<'s, 't> {
@@ -374,6 +376,7 @@ impl<'s, 't> Reader<'s, 't> {
             declared_objects: HashMap::new(),
             register_calls: HashSet::new(),
             elsewhere: None,
+            zod: crate::zod::aliases(src),
         }
     }
 }
@@ -387,6 +390,7 @@ impl<'t> Reader<'_, 't> {
             registered_objects: self.registered_objects.clone(),
             declared_objects: self.declared_objects.clone(),
             register_calls: self.register_calls.clone(),
+            zod: self.zod.clone(),
             ..*self
         }
     }
@@ -797,7 +801,9 @@ impl<'t> Reader<'_, 't> {
                 SchemaRef::Inline(p) => self.facts.schemas.push((name, p)),
                 SchemaRef::Named(other) => self.facts.schema_aliases.push((name, other)),
                 SchemaRef::None => {
-                    if let Some(param) = params::read_param_chain(value, self.src, self.rel) {
+                    if let Some(param) =
+                        params::read_param_chain(value, self.src, self.rel, &self.zod)
+                    {
                         self.facts.param_schemas.push((name, param));
                     }
                 }
@@ -825,6 +831,12 @@ impl<'t> Reader<'_, 't> {
                 if let SchemaRef::Inline(p) = params::read_schema(v, self.src, self.rel) {
                     self.facts.schemas.push((format!("{name}.{key}"), p));
                 }
+            } else if SCHEMA_KEYS.contains(&key.as_str())
+                && matches!(unwrap(v).kind(), "identifier" | "member_expression")
+                && let Some(other) = syntax::path(unwrap(v), self.src)
+            {
+                // `const zr = { name, parameters: Wr }`, used as `zr.parameters`.
+                (self.facts.schema_aliases).push((format!("{name}.{key}"), other));
             }
         }
     }
@@ -837,9 +849,10 @@ impl<'t> Reader<'_, 't> {
         // `zod_1.z\n    .array(data)`: chains are split over lines in compiled output.
         let zod = |v: Node| {
             v.kind() == "call_expression"
-                && (text(v, self.src).split_whitespace())
-                    .collect::<String>()
-                    .contains("z.")
+                && crate::zod::is_chain(
+                    &(text(v, self.src).split_whitespace()).collect::<String>(),
+                    &self.zod,
+                )
         };
         let named = |v: Node| matches!(v.kind(), "identifier" | "member_expression");
         // `{ query: SearchQuery, limit: SearchLimit }`: every entry a schema held in a

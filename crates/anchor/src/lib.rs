@@ -18,6 +18,7 @@ pub mod reach;
 pub mod syntax;
 pub mod text;
 pub mod trees;
+pub mod zod;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};

@@ -57,12 +57,17 @@ impl Schema {
 /// A parameter's schema held in a constant (`const SearchQuery = z.string().min(1)`): what a
 /// shape entry that names it takes, and how its file spells zod. None for a chain that is not
 /// zod's.
-pub fn read_param_chain(value: Node, src: &str, rel: &str) -> Option<(Param, String)> {
+pub fn read_param_chain(
+    value: Node,
+    src: &str,
+    rel: &str,
+    zod_aliases: &[String],
+) -> Option<(Param, String)> {
     let value = unwrap(value);
     if value.kind() != "call_expression" {
         return None;
     }
     let (param, _, zod) = zod_param(String::new(), value, value, src, rel);
     let zod = zod?;
-    (param.ty.is_some() && (zod == "z" || zod.ends_with(".z"))).then_some((param, zod))
+    (param.ty.is_some() && crate::zod::is_receiver(&zod, zod_aliases)).then_some((param, zod))
 }
