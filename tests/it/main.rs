@@ -34,6 +34,7 @@ mod evolve_pypi;
 mod evolve_unseen;
 mod export;
 mod fields;
+mod first_answers;
 mod format;
 mod hostile;
 mod json_required;

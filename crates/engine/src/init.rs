@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use crate::version_record::{self, RoundRecord};
 use crate::workspace::{self, Source, Version, VersionTag, Workspace};
+use mcpevol_core::listed::ListedTool;
 use mcpevol_oracle::server::launch::{self, CONFIG_PATH};
 use mcpevol_oracle::server::{LaunchConfig, Session};
 use mcpevol_oracle::validate::{self, Baseline};
@@ -114,6 +115,7 @@ async fn build(source: &str, workdir: &Path, opts: &InitOptions) -> Result<Versi
     )
     .await?;
     let tests = validate::first_version(&baseline);
+    let kept = as_the_round_observes(workdir, &config, &live.tools, opts, &tests, baseline).await?;
     version_record::scrub_tmp(&mut live, tmp.as_deref());
 
     let name = launch::package_name(workdir);
@@ -129,7 +131,28 @@ async fn build(source: &str, workdir: &Path, opts: &InitOptions) -> Result<Versi
     let ws = Workspace::create(workdir)?;
     let v0 = ws.commit_version(VersionTag::ORIGINAL, &round.commit_message())?;
     // The first round judges against these answers, without starting v0 again.
-    crate::version_record::observed::keep(&ws, &v0.commit, opts.timeout, &baseline)?;
+    crate::version_record::observed::keep(&ws, &v0.commit, opts.timeout, &kept)?;
     ws.set_stage_tags(&opts.stages)?;
     Ok(v0)
+}
+
+/// The answers the first round judges against. It plans its calls from v0's checks: where
+/// that plan differs from the one `baseline` was observed with (a tool that failed goes
+/// later), v0 is observed as the round would observe it, so that the answers kept for it are
+/// the ones the round would get.
+async fn as_the_round_observes(
+    workdir: &Path,
+    config: &LaunchConfig,
+    tools: &[ListedTool],
+    opts: &InitOptions,
+    tests: &[validate::TestResult],
+    baseline: Baseline,
+) -> Result<Baseline, InitError> {
+    let hints = validate::CallHints::from_tests(tests);
+    let default = validate::CallHints::default();
+    if Baseline::first_plan(tools, &hints) == Baseline::first_plan(tools, &default) {
+        return Ok(baseline);
+    }
+    let carried = Baseline::default();
+    Ok(Baseline::observe(workdir, config, tools, opts.timeout, &hints, &carried).await?)
 }

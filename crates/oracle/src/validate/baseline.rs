@@ -64,22 +64,10 @@ impl Baseline {
         carried: &Baseline,
     ) -> Result<Baseline, ServerError> {
         let listed = in_call_order(tools);
-        let first: Vec<PlannedCall> = trial_order(&listed, hints)
-            .into_iter()
-            .map(|name| {
-                let arguments = match hints.get(name) {
-                    Some(hint) => hint.arguments.clone(),
-                    None => listed
-                        .iter()
-                        .find(|(n, _)| *n == name)
-                        .map(|(_, schema)| arguments_for(schema))
-                        .unwrap_or_default(),
-                };
-                let skip = carried.unreachable(name, &arguments).is_some();
-                PlannedCall {
-                    skip,
-                    ..PlannedCall::new(name, arguments)
-                }
+        let first: Vec<PlannedCall> = (Baseline::first_plan(tools, hints).into_iter())
+            .map(|call| PlannedCall {
+                skip: carried.unreachable(&call.name, &call.arguments).is_some(),
+                ..call
             })
             .collect();
         let mut observed =
@@ -127,6 +115,25 @@ impl Baseline {
         } else {
             observed
         })
+    }
+
+    /// The calls [`Baseline::observe`] starts from: each tool of `tools` once, in
+    /// [`trial_order`], with its hint's arguments or its schema-built ones. Two sets of hints
+    /// with the same first plan give the same observation.
+    pub fn first_plan(tools: &[ListedTool], hints: &CallHints) -> Vec<PlannedCall> {
+        let listed = in_call_order(tools);
+        (trial_order(&listed, hints).into_iter())
+            .map(|name| {
+                let arguments = match hints.get(name) {
+                    Some(hint) => hint.arguments.clone(),
+                    None => (listed.iter())
+                        .find(|(n, _)| *n == name)
+                        .map(|(_, schema)| arguments_for(schema))
+                        .unwrap_or_default(),
+                };
+                PlannedCall::new(name, arguments)
+            })
+            .collect()
     }
 
     /// The calls of `baseline` again, on the version at `root`, for the tools of `tools` only:
