@@ -26,6 +26,7 @@ const STEPS: &[&str] = &[
     "check_ms",
     "server_ms",
     "commit_ms",
+    "previous_ms",
 ];
 
 struct Run {

@@ -115,6 +115,10 @@ pub struct StepTimes {
     pub check_ms: f64,
     pub server_ms: f64,
     pub commit_ms: f64,
+    /// Of the above and beside them, the previous version's server time: observing it, or
+    /// sampling it again when an answer differs (`evolve::Timings::previous_ms`).
+    #[serde(default)]
+    pub previous_ms: f64,
 }
 
 impl StepTimes {
@@ -124,6 +128,7 @@ impl StepTimes {
         self.check_ms += t.check_ms;
         self.server_ms += t.server_ms;
         self.commit_ms += t.commit_ms;
+        self.previous_ms += t.previous_ms;
     }
 }
 
