@@ -9,6 +9,7 @@ mod common;
 
 mod anchor_fixtures;
 mod anchor_fixtures_py;
+mod anchor_methods;
 mod anchor_styles;
 mod bad_input;
 mod batch;

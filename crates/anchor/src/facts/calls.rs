@@ -74,9 +74,13 @@ impl<'t> Reader<'_, 't> {
         let middle = &args[1..middle_end.max(1)];
         let (mut schema, mut output) = (SchemaRef::None, SchemaRef::None);
         let mut description = None;
-        // `registerTool(name, config, cb)` and its relatives take a config object;
-        // only the original `tool(name, ...)` spreads description and schema as arguments.
-        if text(method, self.src) != "tool" {
+        // `registerTool(name, config, cb)` and its relatives take a config object; the
+        // original `tool(name, ...)` spreads description and schema as arguments, and so does
+        // a server's own `addJsonOutputTool(name, description, shape, cb)` (register.scm).
+        let method = text(method, self.src);
+        let positional =
+            method == "tool" || !["registerTool", "registerToolTask", "addTool"].contains(&method);
+        if !positional {
             // The config is written inline, or declared in this file and passed by name.
             let config = middle
                 .first()

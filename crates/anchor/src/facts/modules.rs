@@ -11,7 +11,7 @@ use super::{
     Candidate, CandidateKind, HANDLER_KEYS, HandlerRef, Reader, SCHEMA_KEYS, STRONG_TOOL_KEYS,
 };
 use crate::params::{self, SchemaRef};
-use crate::syntax::{expr, is_function, span, text, unwrap};
+use crate::syntax::{expr, is_function, object_entries, span, text, unwrap};
 use crate::text;
 use mcpevol_core::inventory::{Sites, Span};
 
@@ -29,10 +29,20 @@ impl<'t> Reader<'_, 't> {
             .collect();
         let get = |k: &str| exports.iter().find(|(key, _, _)| key == k);
         // Some servers key their modules by the name they are called with (`method`).
-        let name = NAME_KEYS.iter().find_map(|k| get(k));
-        let (Some((_, name, _)), Some((_, description, _))) = (name, get("description")) else {
-            return None;
+        let name = NAME_KEYS.iter().find_map(|k| get(k)).map(|(_, v, _)| *v);
+        let description = get("description").map(|(_, v, _)| *v);
+        // `export const metadata = { name, description }` (as xmcp lays a tool out).
+        let metadata = || {
+            let (_, object, _) = get("metadata")?;
+            let entries = object_entries(unwrap(*object), self.src);
+            let field = |k: &str| entries.iter().find(|(key, _, _)| key == k).map(|e| e.1);
+            Some((field("name")?, field("description")?))
         };
+        let (name, description) = match (name, description) {
+            (Some(name), Some(description)) => (name, description),
+            _ => metadata()?,
+        };
+        let (name, description) = (&name, &description);
         if unwrap(*name).kind() != "string" && unwrap(*name).kind() != "template_string" {
             return None;
         }

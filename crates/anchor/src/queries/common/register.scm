@@ -9,3 +9,22 @@
     property: (property_identifier) @method)
   arguments: (arguments) @args
   (#any-of? @method "tool" "registerTool" "registerToolTask" "addTool")) @call
+
+; A method of the server's own making that registers one tool as `tool` does, positionally
+; (name, description, shape, handler), whatever it wraps around the call:
+;   this.addJsonOutputTool("list_clusters", "Lists the clusters", { name: z.string() }, cb)
+(call_expression
+  function: (member_expression
+    property: (property_identifier) @method)
+  arguments: (arguments
+    .
+    [(string) (template_string)]
+    .
+    [(string) (template_string)]
+    .
+    (object)
+    .
+    (_)
+    .) @args
+  (#match? @method "Tool$")
+  (#not-any-of? @method "registerTool" "registerToolTask" "addTool")) @call

@@ -1,0 +1,112 @@
+//! Anchoring two more registration styles met on a fresh held-out set (heldout-42), each in a
+//! small package written here: a server class's own registering method called positionally,
+//! and tool modules that export their name and description in a `metadata` object.
+
+use crate::common;
+
+use mcpevol::anchor::anchor;
+use mcpevol::inventory::{Inventory, Tool};
+
+fn tool<'i>(inventory: &'i Inventory, name: &str) -> &'i Tool {
+    (inventory.tools.iter())
+        .find(|t| t.name == name)
+        .unwrap_or_else(|| panic!("`{name}` not anchored: {:?}", names(inventory)))
+}
+
+fn names(inventory: &Inventory) -> Vec<&str> {
+    inventory.tools.iter().map(|t| t.name.as_str()).collect()
+}
+
+fn params(tool: &Tool) -> Vec<&str> {
+    tool.params.iter().map(|p| p.name.as_str()).collect()
+}
+
+/// `this.addJsonOutputTool("list_clusters", "Lists clusters", { ... }, cb)`: a method of the
+/// server's own class that wraps `this.tool(name, description, schema, cb)`. Each call with a
+/// literal name, a description, a shape and a handler is a tool; the method's own inner call,
+/// on its parameters, is not.
+#[test]
+fn a_servers_own_method_called_as_tool_is_called_registers_each_tool() {
+    let dir = common::package_of(&[
+        (
+            "package.json",
+            r#"{ "name": "ops", "version": "1.0.0", "type": "module", "main": "index.js" }"#,
+        ),
+        (
+            "index.js",
+            "import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';\n\
+             import { z } from 'zod';\n\
+             class Server extends McpServer {\n\
+             \x20 constructor() {\n\
+             \x20   super({ name: 'ops', version: '1' });\n\
+             \x20   this.addJsonOutputTool('list_clusters', 'Lists the clusters', {\n\
+             \x20     name: z.string().optional().describe('Filter by name')\n\
+             \x20   }, async ({ name }) => ({ clusters: [] }));\n\
+             \x20   this.addJsonOutputTool('sync_application', `Syncs an application`, {\n\
+             \x20     applicationName: z.string(), dryRun: z.boolean().optional()\n\
+             \x20   }, async (args) => ({ synced: true }));\n\
+             \x20 }\n\
+             \x20 addJsonOutputTool(name, description, paramsSchema, cb) {\n\
+             \x20   this.tool(name, description, paramsSchema, async (...args) => ({\n\
+             \x20     content: [{ type: 'text', text: JSON.stringify(await cb(...args)) }]\n\
+             \x20   }));\n\
+             \x20 }\n\
+             }\n\
+             new Server();\n",
+        ),
+    ]);
+    let inventory = anchor(dir.path()).unwrap();
+    assert_eq!(names(&inventory), ["list_clusters", "sync_application"]);
+    assert_eq!(
+        params(tool(&inventory, "sync_application")),
+        ["applicationName", "dryRun"]
+    );
+    let list = tool(&inventory, "list_clusters");
+    assert_eq!(list.description.as_deref(), Some("Lists the clusters"));
+    assert!(list.handler.is_some());
+}
+
+/// Tool modules of the form `export const metadata = { name, description }` beside
+/// `export const inputSchema`, imported as namespaces and listed by a request handler
+/// (`tools.map((t) => ({ name: t.metadata.name, ... }))`).
+#[test]
+fn tool_modules_named_in_an_exported_metadata_object_are_tools() {
+    let dir = common::package_of(&[
+        (
+            "package.json",
+            r#"{ "name": "dev", "version": "1.0.0", "type": "module", "main": "index.js" }"#,
+        ),
+        (
+            "index.js",
+            "import * as docs from './tools/docs.js';\n\
+             import * as index from './tools/index-servers.js';\n\
+             const tools = [docs, index];\n\
+             server.setRequestHandler(ListToolsRequestSchema, async () => ({\n\
+             \x20 tools: tools.map((tool) => ({ name: tool.metadata.name, description: tool.metadata.description }))\n\
+             }));\n\
+             server.setRequestHandler(CallToolRequestSchema, async (request) => {\n\
+             \x20 const tool = tools.find((t) => t.metadata.name === request.params.name);\n\
+             \x20 return tool.handler(request.params.arguments);\n\
+             });\n",
+        ),
+        (
+            "tools/docs.js",
+            "import { z } from 'zod';\n\
+             export const inputSchema = { query: z.string().describe('What to look up') };\n\
+             export const metadata = { name: 'search_docs', description: 'Searches the docs' };\n\
+             export async function handler({ query }) { return { content: [] }; }\n",
+        ),
+        (
+            "tools/index-servers.js",
+            "import { z } from 'zod';\n\
+             export const inputSchema = { port: z.number().optional() };\n\
+             export const metadata = { name: 'index_servers', description: 'Lists running servers' };\n\
+             export async function handler({ port }) { return { content: [] }; }\n",
+        ),
+    ]);
+    let inventory = anchor(dir.path()).unwrap();
+    assert_eq!(names(&inventory), ["index_servers", "search_docs"]);
+    assert_eq!(params(tool(&inventory, "search_docs")), ["query"]);
+    let docs = tool(&inventory, "search_docs");
+    assert_eq!(docs.description.as_deref(), Some("Searches the docs"));
+}
