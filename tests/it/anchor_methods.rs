@@ -22,9 +22,9 @@ fn params(tool: &Tool) -> Vec<&str> {
 }
 
 /// `this.addJsonOutputTool("list_clusters", "Lists clusters", { ... }, cb)`: a method of the
-/// server's own class that wraps `this.tool(name, description, schema, cb)`. Each call with a
-/// literal name, a description, a shape and a handler is a tool; the method's own inner call,
-/// on its parameters, is not.
+/// server's own class that wraps `this.tool(name, description, schema, cb)`. Each call of a
+/// method named for tools with a literal name, a description and a handler last is a tool, as
+/// `tool(...)` reads it; the method's own inner call, on its parameters, is not.
 #[test]
 fn a_servers_own_method_called_as_tool_is_called_registers_each_tool() {
     let dir = common::package_of(&[
@@ -45,6 +45,11 @@ fn a_servers_own_method_called_as_tool_is_called_registers_each_tool() {
              \x20   this.addJsonOutputTool('sync_application', `Syncs an application`, {\n\
              \x20     applicationName: z.string(), dryRun: z.boolean().optional()\n\
              \x20   }, async (args) => ({ synced: true }));\n\
+             \x20   this.addToolWithReadAccess('teams-list', 'Lists the teams', async () => ({ teams: [] }));\n\
+             \x20   this.addToolWithWriteAccess('epics-create', 'Create a new epic.', {\n\
+             \x20     name: z.string()\n\
+             \x20   }, { destructiveHint: false }, async ({ name }) => ({ created: name }));\n\
+             \x20   this.traceTool('not-a-tool', 'a log line');\n\
              \x20 }\n\
              \x20 addJsonOutputTool(name, description, paramsSchema, cb) {\n\
              \x20   this.tool(name, description, paramsSchema, async (...args) => ({\n\
@@ -56,7 +61,17 @@ fn a_servers_own_method_called_as_tool_is_called_registers_each_tool() {
         ),
     ]);
     let inventory = anchor(dir.path()).unwrap();
-    assert_eq!(names(&inventory), ["list_clusters", "sync_application"]);
+    // Three to five arguments, the handler last; a description is never read as a name.
+    assert_eq!(
+        names(&inventory),
+        [
+            "epics-create",
+            "list_clusters",
+            "sync_application",
+            "teams-list"
+        ]
+    );
+    assert_eq!(params(tool(&inventory, "epics-create")), ["name"]);
     assert_eq!(
         params(tool(&inventory, "sync_application")),
         ["applicationName", "dryRun"]

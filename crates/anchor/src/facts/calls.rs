@@ -54,6 +54,12 @@ impl<'t> Reader<'_, 't> {
         {
             return;
         }
+        // A server's own registering method (register.scm) registers only with a handler last.
+        let method = text(method, self.src);
+        let own = !["tool", "registerTool", "registerToolTask", "addTool"].contains(&method);
+        if own && (args.len() < 3 || self.handler_ref(*args.last().unwrap()).is_none()) {
+            return;
+        }
         self.register_calls.insert(call.start_byte());
         if first.kind() == "object" {
             self.registered_objects.insert(first.start_byte());
@@ -77,10 +83,7 @@ impl<'t> Reader<'_, 't> {
         // `registerTool(name, config, cb)` and its relatives take a config object; the
         // original `tool(name, ...)` spreads description and schema as arguments, and so does
         // a server's own `addJsonOutputTool(name, description, shape, cb)` (register.scm).
-        let method = text(method, self.src);
-        let positional =
-            method == "tool" || !["registerTool", "registerToolTask", "addTool"].contains(&method);
-        if !positional {
+        if !own && method != "tool" {
             // The config is written inline, or declared in this file and passed by name.
             let config = middle
                 .first()

@@ -11,8 +11,10 @@
   (#any-of? @method "tool" "registerTool" "registerToolTask" "addTool")) @call
 
 ; A method of the server's own making that registers one tool as `tool` does, positionally
-; (name, description, shape, handler), whatever it wraps around the call:
+; (name, description, [shape], [annotations], handler), whatever it wraps around the call:
 ;   this.addJsonOutputTool("list_clusters", "Lists the clusters", { name: z.string() }, cb)
+;   server.addToolWithReadAccess("teams-list", "Lists the teams", async () => ...)
+; That the last argument is a handler is checked in Rust.
 (call_expression
   function: (member_expression
     property: (property_identifier) @method)
@@ -22,9 +24,6 @@
     .
     [(string) (template_string)]
     .
-    (object)
-    .
-    (_)
-    .) @args
-  (#match? @method "Tool$")
-  (#not-any-of? @method "registerTool" "registerToolTask" "addTool")) @call
+    (_)) @args
+  (#match? @method "Tool")
+  (#not-any-of? @method "tool" "registerTool" "registerToolTask" "addTool")) @call
