@@ -229,3 +229,18 @@ pub fn sample<T>(items: Vec<T>, step: usize) -> Vec<T> {
 pub fn sweep_rounds() -> u32 {
     if whole_sweep() { 5 } else { 3 }
 }
+
+/// The anchored tool `name` of `inventory`; a test that needs it fails naming those anchored.
+pub fn anchored_tool<'i>(
+    inventory: &'i mcpevol::inventory::Inventory,
+    name: &str,
+) -> &'i mcpevol::inventory::Tool {
+    (inventory.tools.iter())
+        .find(|t| t.name == name)
+        .unwrap_or_else(|| panic!("`{name}` not anchored: {:?}", tool_names(inventory)))
+}
+
+/// The names of the anchored tools, in the inventory's order.
+pub fn tool_names(inventory: &mcpevol::inventory::Inventory) -> Vec<&str> {
+    inventory.tools.iter().map(|t| t.name.as_str()).collect()
+}

@@ -3,19 +3,10 @@
 //! and tool modules that export their name and description in a `metadata` object.
 
 use crate::common;
+use crate::common::{anchored_tool as tool, tool_names as names};
 
 use mcpevol::anchor::anchor;
-use mcpevol::inventory::{Inventory, Tool};
-
-fn tool<'i>(inventory: &'i Inventory, name: &str) -> &'i Tool {
-    (inventory.tools.iter())
-        .find(|t| t.name == name)
-        .unwrap_or_else(|| panic!("`{name}` not anchored: {:?}", names(inventory)))
-}
-
-fn names(inventory: &Inventory) -> Vec<&str> {
-    inventory.tools.iter().map(|t| t.name.as_str()).collect()
-}
+use mcpevol::inventory::Tool;
 
 fn params(tool: &Tool) -> Vec<&str> {
     tool.params.iter().map(|p| p.name.as_str()).collect()
