@@ -1,6 +1,7 @@
-//! Anchoring two more registration styles met on a fresh held-out set (heldout-42), each in a
+//! Anchoring three more registration styles met on a fresh held-out set (heldout-42), each in a
 //! small package written here: a server class's own registering method called positionally,
-//! and tool modules that export their name and description in a `metadata` object.
+//! tool modules that export their name and description in a `metadata` object, and a local
+//! function that registers whatever tool its caller names.
 
 use crate::common;
 use crate::common::{anchored_tool as tool, tool_names as names};
@@ -115,4 +116,51 @@ fn tool_modules_named_in_an_exported_metadata_object_are_tools() {
     assert_eq!(params(tool(&inventory, "search_docs")), ["query"]);
     let docs = tool(&inventory, "search_docs");
     assert_eq!(docs.description.as_deref(), Some("Searches the docs"));
+}
+
+/// `const tool = (name, title, description, shape, annotations, cb) => server.registerTool(name,
+/// { title, description, inputSchema: shape, annotations }, wrapped(cb))`: a function of the
+/// file that registers whatever its caller names. Each call writing a name is a tool, its
+/// description, shape and handler taken from the slots the function passes on.
+#[test]
+fn a_local_function_registering_the_tool_its_caller_names_registers_each_call() {
+    let dir = common::package_of(&[
+        (
+            "package.json",
+            r#"{ "name": "phone", "version": "1.0.0", "type": "module", "main": "index.js" }"#,
+        ),
+        (
+            "index.js",
+            "import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';\n\
+             import { z } from 'zod';\n\
+             export function createServer() {\n\
+             \x20 const server = new McpServer({ name: 'phone', version: '1' });\n\
+             \x20 const tool = (name, title, description, paramsSchema, annotations, cb) => {\n\
+             \x20   server.registerTool(name, { title, description, inputSchema: paramsSchema, annotations },\n\
+             \x20     async (args) => ({ content: [{ type: 'text', text: await cb(args) }] }));\n\
+             \x20 };\n\
+             \x20 tool('phone_list_apps', 'List Apps', 'Lists the installed apps', {\n\
+             \x20   device: z.string().describe('The device id')\n\
+             \x20 }, { readOnlyHint: true }, async ({ device }) => `apps of ${device}`);\n\
+             \x20 tool('phone_press_button', 'Press', 'Presses a ' + 'button', {\n\
+             \x20   device: z.string(), button: z.enum(['HOME', 'BACK'])\n\
+             \x20 }, {}, async ({ button }) => `pressed ${button}`);\n\
+             \x20 return server;\n\
+             }\n\
+             createServer();\n",
+        ),
+    ]);
+    let inventory = anchor(dir.path()).unwrap();
+    assert_eq!(names(&inventory), ["phone_list_apps", "phone_press_button"]);
+    let apps = tool(&inventory, "phone_list_apps");
+    assert_eq!(
+        apps.description.as_deref(),
+        Some("Lists the installed apps")
+    );
+    assert_eq!(params(apps), ["device"]);
+    assert!(apps.handler.is_some());
+    assert_eq!(
+        params(tool(&inventory, "phone_press_button")),
+        ["device", "button"]
+    );
 }

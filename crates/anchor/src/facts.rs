@@ -11,6 +11,7 @@ mod calls;
 pub mod decorators;
 mod factories;
 mod modules;
+mod registrars;
 pub mod split;
 pub mod stream;
 
@@ -252,6 +253,7 @@ fn read_parts(
     {
         reader.register_call(m);
     }
+    reader.registrar_tools(parts);
     // Then every other match: a file in one part by this reader, a file in several parts by a
     // reader per part that shares those claims.
     if let [matches] = groups.as_slice() {
@@ -364,6 +366,8 @@ struct Reader<'s, 't> {
     elsewhere: Option<&'s FindDeclared<'s, 't>>,
     /// The names this file imports zod under (`crate::zod`).
     zod: Vec<String>,
+    /// Functions of this file that register the tool their caller names, by name.
+    registrars: HashMap<String, registrars::Slots>,
 }
 
 impl<'s, 't> Reader<'s, 't> {
@@ -377,6 +381,7 @@ impl<'s, 't> Reader<'s, 't> {
             register_calls: HashSet::new(),
             elsewhere: None,
             zod: crate::zod::aliases(src),
+            registrars: HashMap::new(),
         }
     }
 }
@@ -391,6 +396,7 @@ impl<'t> Reader<'_, 't> {
             declared_objects: self.declared_objects.clone(),
             register_calls: self.register_calls.clone(),
             zod: self.zod.clone(),
+            registrars: HashMap::new(),
             ..*self
         }
     }

@@ -61,6 +61,11 @@ impl<'t> Reader<'_, 't> {
             return;
         }
         self.register_calls.insert(call.start_byte());
+        // `registerTool(name, ...)` inside a function of the file, on its own parameter: the
+        // function's callers name the tools (`registrars.rs`).
+        if self.note_registrar(call, &args, !own && method != "tool") {
+            return;
+        }
         if first.kind() == "object" {
             self.registered_objects.insert(first.start_byte());
             return;
@@ -278,7 +283,7 @@ impl<'t> Reader<'_, 't> {
     }
 
     /// A candidate for a call that registers one tool, whose statement is its registration.
-    fn push_call(
+    pub(super) fn push_call(
         &mut self,
         call: Node,
         name: Node,

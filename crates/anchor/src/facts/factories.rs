@@ -58,13 +58,7 @@ impl<'t> Reader<'_, 't> {
         let callee = call.child_by_field_name("function")?;
         let f = factories.get(text(callee, self.src))?;
         let args = arguments(call.child_by_field_name("arguments")?);
-        let name = unwrap(*args.get(f.name)?);
-        let Expr::Str(written) = expr(name, self.src) else {
-            return None;
-        };
-        if !syntax::could_name_a_tool(&written) {
-            return None;
-        }
+        let (name, written) = written_name(&args, f.name, self.src)?;
         let description = *args.get(f.description)?;
         let schema = f.schema.and_then(|i| args.get(i));
         Some(Candidate {
@@ -86,7 +80,19 @@ impl<'t> Reader<'_, 't> {
     }
 }
 
-/// The top-level statements of `range` (an `export` looked through).
+/// The argument at `at` of a call, where it writes a name a tool could have, and that name.
+pub(super) fn written_name<'t>(
+    args: &[Node<'t>],
+    at: usize,
+    src: &str,
+) -> Option<(Node<'t>, String)> {
+    let name = unwrap(*args.get(at)?);
+    let Expr::Str(written) = expr(name, src) else {
+        return None;
+    };
+    syntax::could_name_a_tool(&written).then_some((name, written))
+}
+
 /// The definition factories among the top-level statements of `root` in `range`, in order.
 pub(super) fn factories_in(root: Node, range: &Range<usize>, src: &str) -> Vec<(String, Factory)> {
     (top_level(root, range).into_iter())
@@ -94,6 +100,7 @@ pub(super) fn factories_in(root: Node, range: &Range<usize>, src: &str) -> Vec<(
         .collect()
 }
 
+/// The top-level statements of `range` (an `export` looked through).
 fn top_level<'t>(root: Node<'t>, range: &Range<usize>) -> Vec<Node<'t>> {
     let mut cursor = root.walk();
     root.named_children(&mut cursor)
@@ -144,7 +151,7 @@ fn factory(statement: Node, src: &str) -> Option<(String, Factory)> {
 }
 
 /// The names of a function's plain parameters, in order (a pattern or default stands as "").
-fn parameter_names(function: Node, src: &str) -> Vec<String> {
+pub(super) fn parameter_names(function: Node, src: &str) -> Vec<String> {
     let Some(params) = function
         .child_by_field_name("parameters")
         .or_else(|| function.child_by_field_name("parameter"))
@@ -186,7 +193,7 @@ fn returned_object(function: Node) -> Option<Node> {
 }
 
 /// Calls every `call_expression` under `node` with `f`.
-fn calls_in<'t>(node: Node<'t>, f: &mut dyn FnMut(Node<'t>)) {
+pub(super) fn calls_in<'t>(node: Node<'t>, f: &mut dyn FnMut(Node<'t>)) {
     let mut cursor = node.walk();
     let mut stack = vec![node];
     while let Some(n) = stack.pop() {

@@ -18,6 +18,7 @@ use tree_sitter::{Node, Tree};
 
 use super::factories::{Factory, factories_in};
 use super::modules::exports_in;
+use super::registrars::Slots;
 use super::{Candidate, FileFacts, QueryKind, Reader, matches_in, text, unwrap};
 use crate::grammar::Lang;
 use crate::pieces;
@@ -39,6 +40,8 @@ struct Claims {
     registered_objects: HashSet<usize>,
     register_calls: HashSet<usize>,
     factories: HashMap<String, Factory>,
+    /// Functions that register the tool their caller names (`registrars.rs`).
+    registrars: HashMap<String, Slots>,
     /// Keys exported at the top level, with their statements.
     exports: Vec<(String, Range<usize>)>,
 }
@@ -47,6 +50,8 @@ struct Claims {
 /// the tools its calls of definition factories make, kept apart to be joined in file order.
 struct Piece {
     registered: FileFacts,
+    /// The tools its calls of registering functions register.
+    by_registrars: FileFacts,
     other: FileFacts,
     made: Vec<Candidate>,
 }
@@ -68,12 +73,14 @@ pub fn read(src: &str, rel: &str, lang: Lang, piece_bytes: usize) -> Option<File
     let mut facts = FileFacts::default();
     let mut others = Vec::new();
     let mut made = Vec::new();
+    let mut by_registrars = Vec::new();
     for piece in read? {
         facts.append(piece.registered);
+        by_registrars.push(piece.by_registrars);
         others.push(piece.other);
         made.extend(piece.made);
     }
-    for other in others {
+    for other in by_registrars.into_iter().chain(others) {
         facts.append(other);
     }
     facts
@@ -129,6 +136,7 @@ fn gather(src: &str, rel: &str, lang: Lang, range: tree_sitter::Range) -> Option
     }
     out.registered_objects = registering.registered_objects;
     out.register_calls = registering.register_calls;
+    out.registrars = registering.registrars;
     out.factories = factories_in(root, &bytes, src).into_iter().collect();
     out.exports = exports_in(root, &bytes, src);
     Some(out)
@@ -143,6 +151,7 @@ impl Claims {
             all.registered_objects.extend(piece.registered_objects);
             all.register_calls.extend(piece.register_calls);
             all.factories.extend(piece.factories);
+            all.registrars.extend(piece.registrars);
             all.exports.extend(piece.exports);
         }
         let mut starts: Vec<usize> = all.declared.values().map(|(_, s)| s.start).collect();
@@ -193,12 +202,16 @@ fn read_piece(
         reader.register_call(m);
     }
     let registered = std::mem::take(&mut reader.facts);
+    reader.registrars = claims.registrars.clone();
+    reader.registrar_tools(&[(root, bytes.clone())]);
+    let by_registrars = std::mem::take(&mut reader.facts);
     for m in &matches {
         reader.read_match(q.kind(m.pattern), m);
     }
     let made = reader.made_by(&[(root, bytes)], &claims.factories);
     Some(Piece {
         registered,
+        by_registrars,
         other: reader.facts,
         made,
     })
