@@ -10,7 +10,7 @@ use super::super::loosen::{self, Loosening};
 use super::super::{ConstraintKind, MutateError, Presence, defaults, json_required, prose};
 use super::expansion::{self, Expansion};
 use super::{Draft, preferred, shared_checks};
-use mcpevol_core::inventory::{ParamSite, Tool};
+use mcpevol_core::inventory::{ParamSite, Style, Tool};
 use mcpevol_core::operators::Builtin::{ConstraintMutation, FlexibleExpansion};
 use mcpevol_oracle::validate::Effect;
 
@@ -95,6 +95,18 @@ pub(super) fn check<'t>(
             Constraint::Bound(site, bound)
         }
     })
+}
+
+/// Whether `tool` is registered with the SDK (`tool`, `registerTool`, a class or helper of
+/// the same kind) under a zod shape, which the SDK checks every call against.
+fn zod_registered(tool: &Tool) -> bool {
+    tool.style == Style::Register
+        && tool.sites.schema.as_ref().is_some_and(|s| {
+            s.zod.is_some()
+                && !s.json
+                && s.python.is_none()
+                && dialect_of(&s.object.file).writes_zod()
+        })
 }
 
 /// Whether `tool`'s input schema is a JSON schema.
@@ -262,6 +274,16 @@ impl Draft<'_> {
             self.insert_into_property(site, ConstraintMutation, &entry)?;
         } else {
             dialect_of(&site.entry.file).declare_bound(&mut self.e, self.root, site, bound)?;
+        }
+        // A zod shape registered with the SDK refuses a value beyond its `.max()` before the
+        // handler runs, as it refuses a call without a required parameter: a check of our own
+        // in front of the handler would be dead code no maintainer writes.
+        if zod_registered(tool) {
+            self.effects.push(Effect::Enforced {
+                tool: tool.name.clone(),
+                param: site.name.clone(),
+            });
+            return Ok(true);
         }
         if !enforced {
             return Ok(false);
