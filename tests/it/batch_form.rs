@@ -1,7 +1,8 @@
 //! A batch form as a new tool: the rules add `<tool>_batch`, which takes `items` (argument sets
 //! of the tool) and answers each set's answer in order, and claim it; the oracle calls it with
 //! two sets and sees both answers, and the addition commits proven. A batch form that answers
-//! one set only, or does not run the tool at all, is rejected.
+//! one set only, or does not run the tool at all, is rejected; so is one whose loop sits inside
+//! the gate the tool's handler is passed through (each set must meet it, as a call does).
 
 use crate::common;
 
@@ -421,4 +422,62 @@ fn a_batch_form_that_keeps_the_copied_output_schema_is_rejected() {
         reason.contains("get_stocks") && reason.contains("no structured content"),
         "{reason}"
     );
+}
+
+/// The rules' batch form of `get_note` in `fixtures/oracle/gated`, whose handler the server
+/// passes through a gate (`gated(accountConfigured, handler)`, a fixed notice while no account
+/// is configured), in a fresh workspace.
+fn gated_batch(
+    rt: &tokio::runtime::Runtime,
+    dir: &std::path::Path,
+) -> (std::path::PathBuf, Proposal) {
+    let work = common::oracle_fixture(rt, "gated", &dir.join("w"));
+    let proposal = given::addition_claiming(&work, "get_note", Aliases::Refused, |e| {
+        matches!(e, Effect::Batch { .. })
+    });
+    (work, proposal)
+}
+
+#[test]
+fn a_batch_form_runs_each_set_through_the_gate_the_tools_handler_is_passed_through() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (work, proposal) = gated_batch(&rt, dir.path());
+    let written: String = proposal.hunks.iter().map(|h| h.replace.as_str()).collect();
+    assert!(
+        written.contains("const runOne = gated(accountConfigured, async ({ title }) =>"),
+        "{written}"
+    );
+    proven_by_two_sets(&rt, &work, proposal);
+}
+
+#[test]
+fn a_batch_form_whose_loop_sits_inside_the_gate_is_rejected() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (work, mut proposal) = gated_batch(&rt, dir.path());
+    // The loop passed through the gate once, over a copy of the handler without it: the gate
+    // answers its notice once for the whole batch.
+    let hunk = (proposal.hunks.iter_mut())
+        .find(|h| h.replace.contains("const runOne = gated("))
+        .expect("the batch form");
+    hunk.replace = hunk
+        .replace
+        .replacen(
+            "async (args, ...rest) => {",
+            "gated(accountConfigured, async (args, ...rest) => {",
+            1,
+        )
+        .replacen(
+            "const runOne = gated(accountConfigured, ",
+            "const runOne = (",
+            1,
+        )
+        .replacen("return { content };\n  }", "return { content };\n  })", 1);
+    let backend = mcpevol::evolve::Backend::Given {
+        proposal: Box::new(proposal),
+    };
+    let (status, reason, _) = one_round(&rt, &work, &backend);
+    assert_eq!(status, RoundStatus::Failed, "{reason}");
+    assert!(reason.contains("2 argument sets"), "{reason}");
 }

@@ -214,6 +214,48 @@ pub fn handler(handler: &str, indent: &str) -> String {
     laid_out(&lines, indent)
 }
 
+/// The handler as the registration passes it: the anchored `handler` with the calls that wrap
+/// it (`gcpTool(hasCredentials, async (args) => ...)`, `withAuth(fn)`), as byte offsets in
+/// `text`, the file the `registration` statement is in. A batch form runs that whole expression
+/// on each argument set, so each set meets the gate or the check the tool's call meets, and the
+/// batch's answer is the tool's answers joined.
+pub fn wrapped_handler(
+    text: &str,
+    registration: (usize, usize),
+    handler: (usize, usize),
+) -> (usize, usize) {
+    use mcpevol_anchor::grammar::Lang;
+    let statement = &text[registration.0..registration.1];
+    let Some(tree) = mcpevol_anchor::parse(statement, Lang::TypeScript) else {
+        return handler;
+    };
+    let (start, end) = (handler.0 - registration.0, handler.1 - registration.0);
+    let Some(mut node) = tree.root_node().descendant_for_byte_range(start, end) else {
+        return handler;
+    };
+    while node.byte_range() == (start..end)
+        && let Some(parent) = node.parent().filter(|p| p.byte_range() == (start..end))
+    {
+        node = parent;
+    }
+    // Up through the calls the handler is an argument of, while each is itself an argument of
+    // another call: the outermost is the registration, whose argument this is.
+    while let Some(call) = argument_of(node).filter(|c| argument_of(*c).is_some()) {
+        node = call;
+    }
+    (
+        node.start_byte() + registration.0,
+        node.end_byte() + registration.0,
+    )
+}
+
+/// The call `node` is an argument of.
+fn argument_of(node: tree_sitter::Node<'_>) -> Option<tree_sitter::Node<'_>> {
+    (node.parent().filter(|p| p.kind() == "arguments"))
+        .and_then(|a| a.parent())
+        .filter(|c| c.kind() == "call_expression")
+}
+
 /// Code `lines`, each at its depth (two spaces a level), the lines after the first starting
 /// at `indent`: a function written where a handler was, at that handler's indent.
 pub(crate) fn laid_out(lines: &[(usize, String)], indent: &str) -> String {
@@ -331,6 +373,21 @@ mod tests {
         );
         let none = "s.tool('t', 'd', { a: z.string() }, h)";
         assert_eq!(without_output(none), none);
+    }
+
+    #[test]
+    fn a_handler_passed_through_wrapping_calls_is_copied_with_them() {
+        let text = "// tools\nserver.registerTool('get', { inputSchema: {} }, gate(ok, withLog(async (a) => a)));\n";
+        let reg = (text.find("server").unwrap(), text.len() - 1);
+        let inner = text.find("async").unwrap();
+        let handler = (inner, text.find("a)))").unwrap() + 1);
+        let (start, end) = wrapped_handler(text, reg, handler);
+        assert_eq!(&text[start..end], "gate(ok, withLog(async (a) => a))");
+        // A handler passed as it is stays as it is.
+        let plain = "server.tool('get', {}, async (a) => a);";
+        let at = plain.find("async").unwrap();
+        let (start, end) = wrapped_handler(plain, (0, plain.len()), (at, plain.len() - 2));
+        assert_eq!(&plain[start..end], "async (a) => a");
     }
 
     #[test]

@@ -198,7 +198,8 @@ impl Draft<'_> {
         });
         let text = self.e.text(self.root, &reg.file)?.to_string();
         let shape = &text[schema.object.bytes.0..schema.object.bytes.1];
-        let code = &text[handler.bytes.0..handler.bytes.1];
+        let handler = batch_form::wrapped_handler(&text, reg.bytes, handler.bytes);
+        let code = &text[handler.0..handler.1];
         let cuts = vec![
             (name.bytes, js_string(&new)),
             (description.span.bytes, js_string(&about)),
@@ -207,8 +208,8 @@ impl Draft<'_> {
                 batch_form::shape(zod, shape, &tool.name),
             ),
             (
-                handler.bytes,
-                batch_form::handler(code, indent_at(&text, handler.bytes.0)),
+                handler,
+                batch_form::handler(code, indent_at(&text, handler.0)),
             ),
         ];
         let copy = batch_form::without_output(&cut(&text, reg, cuts));
