@@ -1,7 +1,8 @@
-//! Anchoring three more registration styles met on a fresh held-out set (heldout-42), each in a
-//! small package written here: a server class's own registering method called positionally,
-//! tool modules that export their name and description in a `metadata` object, and a local
-//! function that registers whatever tool its caller names.
+//! Anchoring four more registration styles met on fresh held-out sets (heldout-42 and 43), each
+//! in a small package written here: a server class's own registering method called
+//! positionally, tool modules that export their name and description in a `metadata` object, a
+//! local function that registers whatever tool its caller names, and Python functions marked
+//! with a tool definition for a loop to register.
 
 use crate::common;
 use crate::common::{anchored_tool as tool, tool_names as names};
@@ -162,5 +163,70 @@ fn a_local_function_registering_the_tool_its_caller_names_registers_each_call() 
     assert_eq!(
         params(tool(&inventory, "phone_press_button")),
         ["device", "button"]
+    );
+}
+
+/// `@tool("notes_get", annotations=...)` from the package's own registry, a decorator that only
+/// stores `ToolDefinition(name, options)` on the function; the server registers the marked
+/// functions in a loop (`server.tool(name, **options)(function)`). Each marked function is a
+/// tool named by its decorator; the loop's variable is none.
+#[test]
+fn python_functions_marked_with_a_tool_definition_and_registered_in_a_loop_are_tools() {
+    let dir = common::package_of(&[
+        (
+            "pyproject.toml",
+            "[project]\nname = \"notes\"\nversion = \"1.0\"\n[project.scripts]\nnotes = \"notes.server:main\"\n",
+        ),
+        (
+            "notes/registry.py",
+            "from dataclasses import dataclass\n\n\
+             @dataclass(frozen=True)\n\
+             class ToolDefinition:\n    name: str\n    options: dict\n\n\
+             _ATTR = \"__notes_tool__\"\n\n\
+             def tool(name, **options):\n\
+             \x20   def decorate(function):\n\
+             \x20       setattr(function, _ATTR, ToolDefinition(name, options))\n\
+             \x20       return function\n\
+             \x20   return decorate\n\n\
+             def register_tools(server, modules):\n\
+             \x20   found = {}\n\
+             \x20   for module in modules:\n\
+             \x20       for function in vars(module).values():\n\
+             \x20           definition = getattr(function, _ATTR, None)\n\
+             \x20           if definition is not None:\n\
+             \x20               found[definition.name] = (function, definition)\n\
+             \x20   for name, (function, definition) in sorted(found.items()):\n\
+             \x20       server.tool(name, **definition.options)(function)\n",
+        ),
+        (
+            "notes/tools.py",
+            "from notes.registry import tool\n\n\
+             @tool(\"notes_get\", title=\"Get a note\")\n\
+             async def get(title: str) -> str:\n\
+             \x20   \"\"\"Get the text of one note.\"\"\"\n\
+             \x20   return title\n\n\
+             @tool(\"notes_count\")\n\
+             async def count(prefix: str = \"\", limit: int = 10) -> str:\n\
+             \x20   \"\"\"Count the notes whose titles start with a prefix.\"\"\"\n\
+             \x20   return str(limit)\n",
+        ),
+        (
+            "notes/server.py",
+            "from mcp.server.fastmcp import FastMCP\n\
+             from notes import tools\n\
+             from notes.registry import register_tools\n\n\
+             mcp = FastMCP(\"notes\")\n\
+             register_tools(mcp, (tools,))\n\n\
+             def main():\n    mcp.run()\n",
+        ),
+        ("notes/__init__.py", ""),
+    ]);
+    let inventory = anchor(dir.path()).unwrap();
+    assert_eq!(names(&inventory), ["notes_count", "notes_get"]);
+    let count = tool(&inventory, "notes_count");
+    assert_eq!(params(count), ["prefix", "limit"]);
+    assert_eq!(
+        count.description.as_deref(),
+        Some("Count the notes whose titles start with a prefix.")
     );
 }

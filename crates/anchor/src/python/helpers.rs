@@ -1,6 +1,8 @@
 //! Decorators of a server's own making that register what they decorate as a tool:
 //! `def register_tool(name): ... server.tool(func, name=name)` used as `@register_tool("x")`,
-//! or a registry's `@tools.reader("Title")` whose method ends in `self.server.tool(...)`.
+//! or a registry's `@tools.reader("Title")` whose method ends in `self.server.tool(...)`, or
+//! a decorator that stores a tool definition named by its argument on the function
+//! (`setattr(function, ATTR, ToolDefinition(name, options))`), for a loop to register.
 //!
 //! A handler class whose base class (in another module) sets `self.name` from what
 //! `super().__init__("x")` passes it is joined the same way: the base's `__init__` is the
@@ -31,6 +33,15 @@ pub fn registering_fn(function: Node, src: &str) -> Option<RegisteringFn> {
     while let Some(node) = stack.pop() {
         let mut cursor = node.walk();
         stack.extend(node.named_children(&mut cursor));
+        // `function.__tool__ = ToolDefinition(name, ...)`: a definition stored on the function.
+        if node.kind() == "assignment"
+            && node
+                .child_by_field_name("left")
+                .is_some_and(|l| l.kind() == "attribute")
+            && let Some(value) = node.child_by_field_name("right")
+        {
+            names.extend(stored_definition(value, src, &params));
+        }
         if node.kind() != "call" {
             continue;
         }
@@ -45,6 +56,15 @@ pub fn registering_fn(function: Node, src: &str) -> Option<RegisteringFn> {
             continue;
         };
         let last = last_segment(&callee);
+        // `setattr(function, ATTR, ToolDefinition(name, options))`: a decorator that marks the
+        // function with a tool definition named by its parameter, for the server to register
+        // in a loop over the marked functions.
+        if callee == "setattr"
+            && let Some(value) = positional.get(2)
+        {
+            names.extend(stored_definition(*value, src, &params));
+            continue;
+        }
         if matches!(last, "tool" | "add_tool") && callee.contains('.') {
             let named = match keyword(&keywords, "name") {
                 None => Some(HelperName::Own),
@@ -73,6 +93,22 @@ pub fn registering_fn(function: Node, src: &str) -> Option<RegisteringFn> {
     })
 }
 
+/// How a tool definition stored on a function names the tool: `ToolDefinition(name, ...)` or
+/// `ToolSpec(name=name)`, a call of a class named for tools given one of `params`.
+fn stored_definition(value: Node, src: &str, params: &[String]) -> Option<HelperName> {
+    let value = unwrap(value);
+    if value.kind() != "call" {
+        return None;
+    }
+    let callee = path(value.child_by_field_name("function")?, src)?;
+    if !last_segment(&callee).contains("Tool") {
+        return None;
+    }
+    let (keywords, positional) = arguments(value.child_by_field_name("arguments")?, src);
+    let given = keyword(&keywords, "name").or_else(|| positional.first().copied())?;
+    naming(given, src, params)
+}
+
 /// Whether `name` is a parameter of the function `node` stands in.
 pub fn is_parameter_of_enclosing(node: Node, name: &str, src: &str) -> bool {
     let mut at = node.parent();
@@ -85,6 +121,51 @@ pub fn is_parameter_of_enclosing(node: Node, name: &str, src: &str) -> bool {
         at = n.parent();
     }
     false
+}
+
+/// Whether `name` is bound inside the function `node` stands in, by a `for` or an assignment
+/// (`for name, (function, definition) in items:`): a value the loop hands on, not a function
+/// the file defines.
+pub fn is_local_of_enclosing(node: Node, name: &str, src: &str) -> bool {
+    let mut at = node.parent();
+    while let Some(n) = at {
+        if n.kind() == "function_definition" {
+            let Some(body) = n.child_by_field_name("body") else {
+                return false;
+            };
+            let mut stack = vec![body];
+            while let Some(b) = stack.pop() {
+                let bound = match b.kind() {
+                    "for_statement" | "for_in_clause" => b.child_by_field_name("left"),
+                    "assignment" => b.child_by_field_name("left"),
+                    // A nested function binds its own names.
+                    "function_definition" | "class_definition" => continue,
+                    _ => None,
+                };
+                if bound.is_some_and(|t| binds(t, name, src)) {
+                    return true;
+                }
+                let mut cursor = b.walk();
+                stack.extend(b.named_children(&mut cursor));
+            }
+            return false;
+        }
+        at = n.parent();
+    }
+    false
+}
+
+/// Whether the target `node` of a `for` or an assignment binds `name`.
+fn binds(node: Node, name: &str, src: &str) -> bool {
+    match node.kind() {
+        "identifier" => text(node, src) == name,
+        "pattern_list" | "tuple_pattern" | "list_pattern" | "parenthesized_expression" => {
+            let mut cursor = node.walk();
+            node.named_children(&mut cursor)
+                .any(|c| binds(c, name, src))
+        }
+        _ => false,
+    }
 }
 
 /// The parameter names of a `parameters` node, without a leading `self` or `cls`.

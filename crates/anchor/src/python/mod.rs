@@ -372,10 +372,12 @@ impl<'s, 't> Reader<'s, 't> {
         let Some(target) = target.map(unwrap) else {
             return;
         };
-        // `server.tool(...)(function)` inside a helper registers whatever it is given: the
-        // tools are the functions the helper decorates (`helpers.rs`), not its parameter.
+        // `server.tool(...)(function)` inside a helper or a loop registers whatever it is given:
+        // the tools are the functions the helper decorates or marks (`helpers.rs`), not its
+        // parameter or loop variable.
         if target.kind() == "identifier"
-            && helpers::is_parameter_of_enclosing(call, text(target, self.src), self.src)
+            && (helpers::is_parameter_of_enclosing(call, text(target, self.src), self.src)
+                || helpers::is_local_of_enclosing(call, text(target, self.src), self.src))
         {
             return;
         }
