@@ -288,6 +288,40 @@ fn read_parts(
     facts
 }
 
+/// Whether `node` is an object literal of settings: every entry a written value (a string,
+/// number or boolean), a list, or settings in turn, and no key a JSON schema has (`type`,
+/// `properties`, ...). A schema's entries are schemas.
+fn holds_values(node: Node, src: &str) -> bool {
+    const SCHEMA_WORDS: &[&str] = &[
+        "type",
+        "properties",
+        "$schema",
+        "items",
+        "required",
+        "anyOf",
+        "oneOf",
+    ];
+    let node = unwrap(node);
+    if node.kind() != "object" {
+        return false;
+    }
+    let entries = object_entries(node, src);
+    let mut cursor = node.walk();
+    let pairs_only = node
+        .named_children(&mut cursor)
+        .all(|c| matches!(c.kind(), "pair" | "comment"));
+    pairs_only
+        && !entries.is_empty()
+        && entries.iter().all(|(key, value, _)| {
+            let value = unwrap(*value);
+            !SCHEMA_WORDS.contains(&key.as_str())
+                && (matches!(
+                    value.kind(),
+                    "string" | "number" | "true" | "false" | "template_string" | "array"
+                ) || holds_values(value, src))
+        })
+}
+
 /// One query match with its captures looked up by name.
 struct Match<'q, 't> {
     query: &'q Query,
@@ -482,7 +516,11 @@ impl<'t> Reader<'_, 't> {
         // A schema is never an array: `{ name, description, parameters: ["[url]"] }` is a
         // command-line command.
         let not_array = |k: &str| value(k).is_some_and(|v| unwrap(v).kind() != "array");
-        let strong = STRONG_TOOL_KEYS.iter().any(|k| not_array(k)) || config.is_some();
+        // Nor are settings: `{ name: "Webhook", type, parameters: { path: "hook" } }` is a
+        // workflow node whose parameters are values, not a schema of them.
+        let schema_like =
+            |k: &str| not_array(k) && !value(k).is_some_and(|v| holds_values(v, self.src));
+        let strong = STRONG_TOOL_KEYS.iter().any(|k| schema_like(k)) || config.is_some();
         // `{ name, description, args, tool }`, as Speakeasy generates them: `args` alone is no
         // sign (a GraphQL directive or field has `args` too).
         let generated = not_array("args") && has("tool");

@@ -332,6 +332,21 @@ mod tests {
     }
 
     #[test]
+    fn a_workflow_node_whose_parameters_are_settings_is_no_tool() {
+        let src = "exports.EXAMPLE = { nodes: [{ name: \"Set\", type: \"n8n-nodes-base.set\", parameters: { mode: \"manual\", assignments: { list: [] } } }] };\n\
+                   const TOOL = { name: \"set_mode\", parameters: { type: \"object\", properties: { mode: { type: \"string\" } } } };\n\
+                   const SHAPED = { name: \"get_mode\", parameters: { id: { type: \"string\" } } };\n";
+        let facts = crate::read_source("index.js", Lang::JavaScript, src.as_bytes().to_vec());
+        let names: Vec<&Expr> = facts.candidates.iter().map(|c| &c.name).collect();
+        assert_eq!(
+            names,
+            [&Expr::Str("set_mode".into()), &Expr::Str("get_mode".into())],
+            "{:?}",
+            facts.candidates
+        );
+    }
+
+    #[test]
     fn a_command_line_command_whose_parameters_are_an_array_is_no_tool() {
         let src = "const fetchCommand = command({ name: \"fetch\", description: \"Fetch data and print it\", parameters: [\"[url]\"], flags: {} }, run);\n";
         let facts = crate::read_source("bin.js", Lang::JavaScript, src.as_bytes().to_vec());
