@@ -85,6 +85,11 @@ pub fn keep_served(inventory: &mut Inventory, live: &LiveTools) -> Vec<String> {
 
 /// The reason a round could not even propose a change, in words that say what to do.
 pub fn why_nothing_applies(root: &Path, unserved: &[String]) -> String {
+    if let Some(file) = obfuscated(root).filter(|_| unserved.is_empty()) {
+        return format!(
+            "no operator applies: the package's sources are obfuscated ({file} names its values through a decoder, as in `_0x1f2e3d(0x1a)`), so no tool name or description is written out to anchor or edit"
+        );
+    }
     let anchored_none = "anchoring found no tool definitions in the package's own sources, so no operator applies (see `mcpevol anchor`)";
     if unserved.is_empty() {
         return format!(
@@ -104,6 +109,34 @@ pub fn why_nothing_applies(root: &Path, unserved: &[String]) -> String {
         "no operator applies to a served tool: anchored tools {} are not listed by the running server{hint}",
         unserved.join(", ")
     )
+}
+
+/// Identifiers an obfuscator writes (`_0x3eeca5`) in one file beyond which its text is read as
+/// obfuscated: hand-written or minified code has none.
+const OBFUSCATED_NAMES: usize = 200;
+
+static OBFUSCATOR_NAME: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\b_0x[0-9a-f]{4,}\b").expect("the pattern compiles"));
+
+/// The first source file of the package that an obfuscator wrote, if any.
+fn obfuscated(root: &Path) -> Option<String> {
+    mcpevol_anchor::files::discover(root)
+        .0
+        .into_iter()
+        .find_map(|file| {
+            let text = std::fs::read_to_string(&file.path).ok()?;
+            (OBFUSCATOR_NAME
+                .find_iter(&text)
+                .nth(OBFUSCATED_NAMES)
+                .is_some())
+            .then(|| {
+                file.path
+                    .strip_prefix(root)
+                    .unwrap_or(&file.path)
+                    .display()
+                    .to_string()
+            })
+        })
 }
 
 /// Environment variables and command-line flags the package's sources read whose names look
@@ -188,6 +221,19 @@ mod tests {
         ));
         // None of its parameters listed: hidden too.
         assert!(opaque_against(serde_json::json!({})));
+    }
+
+    #[test]
+    fn a_package_of_obfuscated_sources_is_said_to_be_so_when_nothing_anchors() {
+        let names: String = (0..300)
+            .map(|i| format!("const _0x{:06x}=_0x4402a7(0x{i:x});", 0x1000 + i))
+            .collect();
+        let dir = package(&names);
+        let why = why_nothing_applies(dir.path(), &[]);
+        assert!(why.contains("obfuscated (index.js"), "{why}");
+        let plain = package("const server = makeServer();");
+        let why = why_nothing_applies(plain.path(), &[]);
+        assert!(why.contains("found no tool definitions"), "{why}");
     }
 
     #[test]
