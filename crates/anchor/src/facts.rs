@@ -518,8 +518,11 @@ impl<'t> Reader<'_, 't> {
         let not_array = |k: &str| value(k).is_some_and(|v| unwrap(v).kind() != "array");
         // Nor are settings: `{ name: "Webhook", type, parameters: { path: "hook" } }` is a
         // workflow node whose parameters are values, not a schema of them.
-        let schema_like =
-            |k: &str| not_array(k) && !value(k).is_some_and(|v| holds_values(v, self.src));
+        let schema_like = |k: &str| {
+            not_array(k)
+                && !(SCHEMA_KEYS.contains(&k)
+                    && value(k).is_some_and(|v| holds_values(v, self.src)))
+        };
         let strong = STRONG_TOOL_KEYS.iter().any(|k| schema_like(k)) || config.is_some();
         // `{ name, description, args, tool }`, as Speakeasy generates them: `args` alone is no
         // sign (a GraphQL directive or field has `args` too).
