@@ -102,7 +102,7 @@ fn plan<'t>(
     shared_checks(op, tool, all)?;
     Ok(match op {
         ToolAddition => Plan::Addition(addition::check(tool, all, aliases)?),
-        ToolReplacement => Plan::Replacement(replacement::check(tool)?),
+        ToolReplacement => Plan::Replacement(replacement::check(tool, all, aliases)?),
         ToolRemoval => Plan::Removal(removal::check(tool, all)?),
         ToolIntegration => Plan::Integration(integration::check(tool, all, aliases)?),
         FlexibleExpansion => Plan::Expansion(expansion::check(tool)?),

@@ -4,11 +4,11 @@
 //! name's first verb for another a maintainer would choose, and only a name with no verb they
 //! know goes to its next version (`x` becomes `x_v2`, `x_v2` becomes `x_v3`).
 
-use super::super::MutateError;
 use super::super::prose::Note;
 use super::super::python;
 use super::super::splice::js_string;
 use super::super::words;
+use super::super::{Aliases, MutateError};
 use super::copies::made_by_rules;
 use super::{Draft, describable};
 use mcpevol_core::inventory::{DescriptionSite, Span, Tool};
@@ -28,7 +28,11 @@ enum Named<'t> {
     ByRegistration(&'t Span),
 }
 
-pub(super) fn check(tool: &Tool) -> Result<Replacement<'_>, &'static str> {
+pub(super) fn check<'t>(
+    tool: &'t Tool,
+    all: &[Tool],
+    aliases: Aliases,
+) -> Result<Replacement<'t>, &'static str> {
     let s = &tool.sites;
     let name = match (&s.name, &s.registration) {
         (Some(name), _) => Named::Written(name),
@@ -37,6 +41,13 @@ pub(super) fn check(tool: &Tool) -> Result<Replacement<'_>, &'static str> {
     };
     if made_by_rules(&tool.name) {
         return Err("its name is one the rules give a copy: its replacement would be `x_alias_v2`");
+    }
+    // Real releases rename for a clearer word or a convention, never to `x_v2`: that name is
+    // left to a round that asks for Tool Replacement by name.
+    if aliases == Aliases::Refused && clearer_verb(&tool.name, all).is_none() {
+        return Err(
+            "no word of its name has a clearer one the rules know, and a release does not rename it to `x_v2`",
+        );
     }
     Ok(Replacement {
         name,
@@ -76,6 +87,16 @@ const VERBS: &[(&str, &str)] = &[
     ("parse", "extract"),
     ("convert", "transform"),
     ("calculate", "compute"),
+    ("update", "modify"),
+    ("take", "capture"),
+    ("toggle", "switch"),
+    ("recommend", "suggest"),
+    ("handle", "process"),
+    ("debug", "diagnose"),
+    ("poll", "check"),
+    ("approve", "accept"),
+    ("evaluate", "assess"),
+    ("call", "invoke"),
 ];
 
 /// `name` with its first verb [`VERBS`] knows swapped for the other, in the name's own case
@@ -156,6 +177,35 @@ fn a_rename_swaps_the_first_known_verb_in_the_names_case() {
         }
     }
     assert_eq!(clearer_verb("current_time", &[]), None);
+}
+
+#[cfg(test)]
+#[test]
+fn a_release_renames_only_for_a_clearer_verb_and_a_round_may_raise_a_version() {
+    let tool = |name: &str| {
+        let span = Span {
+            file: "index.js".into(),
+            start_line: 1,
+            end_line: 1,
+            bytes: (0, 4),
+        };
+        let mut t: Tool = serde_json::from_value(serde_json::json!({
+            "name": name, "style": "register", "handler": null, "description": null, "params": [],
+            "definition": { "file": "index.js", "start_line": 1, "end_line": 1, "bytes": [0, 4] },
+        }))
+        .unwrap();
+        t.sites.name = Some(span);
+        t
+    };
+    let plain = tool("mobile_clipboard");
+    assert!(check(&plain, &[], Aliases::Refused).is_err());
+    assert!(check(&plain, &[], Aliases::Allowed).is_ok());
+    let verbed = tool("mobile_take_screenshot");
+    assert!(check(&verbed, &[], Aliases::Refused).is_ok());
+    assert_eq!(
+        clearer_verb("mobile_take_screenshot", &[]).as_deref(),
+        Some("mobile_capture_screenshot")
+    );
 }
 
 impl Draft<'_> {
