@@ -43,6 +43,17 @@ impl SchemaChange {
 
 /// Every schema change from `before` to `after`, ordered by tool, then kind, then parameter.
 pub fn diff(before: &[ListedTool], after: &[ListedTool]) -> Vec<SchemaChange> {
+    diff_declared(before, after, &[])
+}
+
+/// [`diff`], knowing the renames the change declares (`(old, new)`): a tool gone and one come
+/// with the same schema are that rename even where their names share no word to pair them by
+/// (`debug` to `diagnose`).
+pub fn diff_declared(
+    before: &[ListedTool],
+    after: &[ListedTool],
+    declared: &[(String, String)],
+) -> Vec<SchemaChange> {
     let old = by_name(before);
     let new = by_name(after);
     let removed: Vec<&str> = old
@@ -67,11 +78,16 @@ pub fn diff(before: &[ListedTool], after: &[ListedTool]) -> Vec<SchemaChange> {
         // The pairing must be unique both ways, or which tool became which is a guess. Among
         // tools of one schema (tools without parameters all have the same), the one that
         // shares most of the other's name words is the pair, where no other shares as many.
-        let pair = pairing::closest(r, &candidates).filter(|a| {
-            let rivals: Vec<&str> = (removed.iter().copied())
-                .filter(|r2| old[*r2].schema == new[*a].schema)
-                .collect();
-            pairing::closest(a, &rivals) == Some(*r)
+        let declared_pair = (declared.iter())
+            .find(|(from, to)| from == r && candidates.contains(&to.as_str()))
+            .map(|(_, to)| to.as_str());
+        let pair = declared_pair.or_else(|| {
+            pairing::closest(r, &candidates).filter(|a| {
+                let rivals: Vec<&str> = (removed.iter().copied())
+                    .filter(|r2| old[*r2].schema == new[*a].schema)
+                    .collect();
+                pairing::closest(a, &rivals) == Some(*r)
+            })
         });
         let candidates: Vec<&str> = pair.into_iter().collect();
         let unique = candidates.len() == 1;

@@ -33,3 +33,42 @@ pub(super) fn closest<'a>(name: &str, names: &[&'a str]) -> Option<&'a str> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::schema::{ChangeKind, diff, diff_declared};
+    use serde_json::json;
+
+    #[test]
+    fn a_declared_rename_pairs_names_that_share_no_word_and_an_undeclared_one_does_not() {
+        let bare = |name: &str| json!({"name": name, "description": "d", "inputSchema": {"type": "object", "properties": {}}});
+        let before = crate::listed::listed(vec![bare("debug"), bare("echo")]);
+        let after = crate::listed::listed(vec![bare("diagnose"), bare("echo")]);
+        let kinds = |changes: Vec<crate::schema::SchemaChange>| -> Vec<_> {
+            changes.iter().map(|c| (c.kind(), c.tool.clone())).collect()
+        };
+        assert_eq!(
+            kinds(diff(&before, &after)),
+            [
+                (ChangeKind::ToolRemoved, "debug".to_string()),
+                (ChangeKind::ToolAdded, "diagnose".to_string())
+            ]
+        );
+        let declared = [("debug".to_string(), "diagnose".to_string())];
+        let changes = diff_declared(&before, &after, &declared);
+        assert_eq!(changes.len(), 1, "{changes:?}");
+        assert_eq!(changes[0].renamed_to(), Some("diagnose"));
+        // A declared rename whose schema changed is no rename.
+        let changed = crate::listed::listed(vec![
+            json!({"name": "diagnose", "description": "d", "inputSchema": {"type": "object", "properties": {"x": {"type": "string"}}}}),
+            bare("echo"),
+        ]);
+        let kinds_changed = kinds(diff_declared(&before, &changed, &declared));
+        assert!(
+            !kinds_changed
+                .iter()
+                .any(|(k, _)| *k == ChangeKind::ToolRenamed),
+            "{kinds_changed:?}"
+        );
+    }
+}

@@ -13,7 +13,7 @@ use crate::mutate::Proposal;
 use crate::version_record::{self, GeneratedResult};
 use mcpevol_core::contract;
 use mcpevol_core::listed::ListedTool;
-use mcpevol_core::operators::Operator;
+use mcpevol_core::operators::{Builtin, Operator, OperatorId};
 use mcpevol_core::schema::{self, ChangeKind, SchemaChange};
 use mcpevol_oracle::server::LiveTools;
 use mcpevol_oracle::server::session::Session;
@@ -56,7 +56,17 @@ impl Round<'_> {
                 return Err(e.into());
             }
         };
-        let changes = schema::diff(&previous.tools, &live.tools);
+        // The renames the changes declare (Tool Replacement: its target becomes the tool it
+        // adds), so that `debug` renamed `diagnose` is recorded as a rename, not a tool gone
+        // and another come, though their names share no word.
+        let declared: Vec<(String, String)> = (proposals.iter())
+            .filter(|p| p.operator == OperatorId::from(Builtin::ToolReplacement))
+            .filter_map(|p| match (p.targets.as_slice(), p.added.as_slice()) {
+                ([old], [new]) => Some((old.clone(), new.clone())),
+                _ => None,
+            })
+            .collect();
+        let changes = schema::diff_declared(&previous.tools, &live.tools, &declared);
         let judged = self
             .judge(
                 ask,
