@@ -254,7 +254,6 @@ impl Draft<'_> {
     ) -> Result<bool, MutateError> {
         let json = tool.sites.schema.as_ref().is_some_and(|s| s.json);
         let handler = handler_dialect(tool);
-        let enforced = handler.wrappable(self.root, tool).is_ok();
         // The parameter's description says what the bound means, where it can be edited, no
         // bound of its own already decides (a looser new one would not be the limit) and the
         // caller wants it said.
@@ -285,7 +284,7 @@ impl Draft<'_> {
             });
             return Ok(true);
         }
-        if !enforced {
+        if handler.wrappable(self.root, tool).is_err() {
             return Ok(false);
         }
         let around = handler.enforce(bound, &site.name);
