@@ -385,8 +385,14 @@ fn site(root: &Path, tool: &Tool) -> Result<Site, &'static str> {
         return Err("its handler is not async, so its answer cannot be awaited and reworked");
     }
     // Routed by `case` or `if`: the function around the routing construct gets every call.
+    // One that takes no parameters (an `(async () => { switch ... })()` run inside the
+    // request handler) is not given the call: the function around it is.
     let mut up = node.parent();
     while let Some(n) = up {
+        if takes_no_parameters(n) {
+            up = n.parent();
+            continue;
+        }
         if is_function_expression(n) {
             return Ok(Site::Router(spanned(n)));
         }
@@ -429,6 +435,19 @@ fn is_function_expression(n: Node) -> bool {
     ) && n.child_by_field_name("body").is_some()
 }
 
+/// Whether `n` is a function that declares no parameter, so a wrapper around it would see no
+/// call.
+fn takes_no_parameters(n: Node) -> bool {
+    let function = matches!(
+        n.kind(),
+        "arrow_function" | "function_expression" | "function" | "method_definition"
+    ) || n.kind() == "function_declaration";
+    function
+        && n.child_by_field_name("parameter").is_none()
+        && n.child_by_field_name("parameters")
+            .is_none_or(|p| p.named_child_count() == 0)
+}
+
 /// An `async` method or function declaration with a block body.
 fn is_async_body_owner(n: Node, src: &str) -> bool {
     matches!(n.kind(), "method_definition" | "function_declaration")
@@ -437,6 +456,10 @@ fn is_async_body_owner(n: Node, src: &str) -> bool {
             .starts_with("async")
         && n.child_by_field_name("body").is_some()
 }
+
+#[cfg(test)]
+#[path = "wrap_tests.rs"]
+mod site_tests;
 
 #[cfg(test)]
 mod tests {

@@ -13,6 +13,9 @@ pub(super) fn text_parts(result: &Value) -> Vec<String> {
     parts.unwrap_or_default()
 }
 
+/// How [`other_parts`] opens the entry of a result's `structuredContent`.
+const STRUCTURED: &str = "[structuredContent]";
+
 /// Keys an error report may hold beside `error`.
 const ERROR_KEYS: &[&str] = &[
     "error", "message", "code", "status", "details", "ok", "success",
@@ -23,6 +26,9 @@ const ERROR_KEYS: &[&str] = &[
 /// an `ok`/`success` flag), or text
 /// that opens with `Error:`. Servers that catch an exception and answer
 /// `{"error": "fetch failed"}` ran nothing; two such answers alike show no change working.
+/// A `structuredContent` beside the text is the same report again (Python's FastMCP sends a
+/// typed return both ways), so it does not make the report an answer; an image or a resource
+/// does.
 pub(super) fn reports_error(parts: &[String], other: &[String]) -> bool {
     let failed = |text: &str| {
         let text = text.trim();
@@ -37,7 +43,8 @@ pub(super) fn reports_error(parts: &[String], other: &[String]) -> bool {
             _ => false,
         }
     };
-    other.is_empty() && !parts.is_empty() && parts.iter().all(|p| failed(p))
+    let only_structured = other.iter().all(|o| o.starts_with(STRUCTURED));
+    only_structured && !parts.is_empty() && parts.iter().all(|p| failed(p))
 }
 
 /// The result's non-text content and `structuredContent`, as `Outcome::other` holds them.
@@ -67,7 +74,7 @@ pub(super) fn other_parts(result: &Value) -> Vec<String> {
         .collect();
     if !result["structuredContent"].is_null() {
         out.push(format!(
-            "[structuredContent] {}",
+            "{STRUCTURED} {}",
             sorted(&result["structuredContent"])
         ));
     }
@@ -132,5 +139,22 @@ mod tests {
             &parts(&["Error: x"]),
             &["[image]".to_string()]
         ));
+    }
+
+    #[test]
+    fn an_error_report_sent_also_as_structured_content_is_still_an_error_report() {
+        let result = serde_json::json!({
+            "content": [{"type": "text", "text": "{\n  \"error\": \"No presentation is loaded\"\n}"}],
+            "structuredContent": {"result": {"error": "No presentation is loaded"}},
+        });
+        let other = other_parts(&result);
+        assert_eq!(other.len(), 1);
+        assert!(reports_error(&text_parts(&result), &other));
+        // Data sent both ways is an answer.
+        let data = serde_json::json!({
+            "content": [{"type": "text", "text": "{\"slides\": 3}"}],
+            "structuredContent": {"slides": 3},
+        });
+        assert!(!reports_error(&text_parts(&data), &other_parts(&data)));
     }
 }
