@@ -181,6 +181,23 @@ pub fn addition_claiming(
     aliases: Aliases,
     is: impl Fn(&Effect) -> bool,
 ) -> Proposal {
+    first_addition(work, tool, aliases, &[], is)
+}
+
+/// The rules' Tool Addition on `tool` of the workspace `work`, told that its answer had
+/// several lines of text, for the first seed that writes a search form.
+pub fn search_addition(work: &std::path::Path, tool: &str) -> Proposal {
+    let is_search = |e: &Effect| matches!(e, Effect::Search { .. });
+    first_addition(work, tool, Aliases::Refused, &[tool.into()], is_search)
+}
+
+fn first_addition(
+    work: &std::path::Path,
+    tool: &str,
+    aliases: Aliases,
+    multiline: &[String],
+    is: impl Fn(&Effect) -> bool,
+) -> Proposal {
     let inventory = mcpevol::anchor::anchor(work).unwrap();
     let avoid: Vec<String> = (inventory.tools.iter())
         .map(|t| t.name.clone())
@@ -194,7 +211,7 @@ pub fn addition_claiming(
                 seed,
                 avoid: &avoid,
                 answering: &[tool.into()],
-                multiline: &[],
+                multiline,
                 json: &[],
                 constraint: ConstraintKind::Bound,
                 aliases,

@@ -69,7 +69,11 @@ fn claimed_batch(body: &str) -> mcpevol::evolve::Backend {
 
 /// Commits `proposal` on `work` and asserts its batch claim passed, compared by output, on two
 /// argument sets, and the version proven.
-fn proven_by_two_sets(rt: &tokio::runtime::Runtime, work: &std::path::Path, proposal: Proposal) {
+pub(crate) fn proven_by_two_sets(
+    rt: &tokio::runtime::Runtime,
+    work: &std::path::Path,
+    proposal: Proposal,
+) {
     let (round, claim) =
         given::claim_checked(rt, work, proposal, |e| matches!(e, Effect::Batch { .. }));
     assert_eq!(claim.verdict, Verdict::Passed, "{claim:?}");
@@ -85,7 +89,7 @@ fn proven_by_two_sets(rt: &tokio::runtime::Runtime, work: &std::path::Path, prop
 /// Commits `proposal` on `work` with its loop over the argument sets (`loops`) made `first`
 /// (a loop over the first set only), and asserts the version is rejected for its answer to
 /// two sets.
-fn rejected_with_first_set_only(
+pub(crate) fn rejected_with_first_set_only(
     rt: &tokio::runtime::Runtime,
     work: &std::path::Path,
     mut proposal: Proposal,
@@ -221,35 +225,6 @@ fn a_tool_defined_as_a_constant_gets_a_constant_of_its_batch_form_listed_beside_
     // Declared, and listed.
     assert_eq!(written.matches("GET_NOTES_TOOL").count(), 2, "{written}");
     proven_by_two_sets(&rt, &work, proposal);
-}
-
-#[test]
-fn a_decorated_python_tool_gets_a_batch_function_proven_by_its_claim() {
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let work = common::oracle_fixture(&rt, "py-forms", &dir.path().join("w"));
-    let proposal = given::addition_claiming(&work, "get_note", Aliases::Refused, |e| {
-        matches!(e, Effect::Batch { .. })
-    });
-    assert_eq!(proposal.added, ["get_notes"], "{}", proposal.summary);
-    let written: String = proposal.hunks.iter().map(|h| h.replace.as_str()).collect();
-    assert!(
-        written.contains("async def get_notes(items: list[dict]):"),
-        "{written}"
-    );
-    proven_by_two_sets(&rt, &work, proposal);
-}
-
-#[test]
-fn a_python_batch_function_that_runs_its_first_set_only_is_rejected() {
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let work = common::oracle_fixture(&rt, "py-forms", &dir.path().join("w"));
-    let proposal = given::addition_claiming(&work, "get_note", Aliases::Refused, |e| {
-        matches!(e, Effect::Batch { .. })
-    });
-    let (loops, first) = ("for arguments in items:", "for arguments in items[:1]:");
-    rejected_with_first_set_only(&rt, &work, proposal, loops, first);
 }
 
 #[test]

@@ -53,6 +53,7 @@ mod pages;
 mod proof;
 mod proposer;
 mod pypi_install;
+mod python_forms;
 mod refactoring;
 mod release;
 mod report;

@@ -12,34 +12,14 @@ use mcpevol::mutate::{Aliases, ConstraintKind, Context, Proposal, rules};
 use mcpevol::operators::Builtin;
 use mcpevol::validate::{Compared, Effect, Verdict};
 
-/// The rules' Tool Addition on `list_notes` of `fixtures/oracle/search`, told that its answer
-/// had several lines of text, for the first seed that makes a search form (a batch form fits
-/// too), in a fresh workspace.
+/// The rules' search form of `list_notes` of `fixtures/oracle/search` (see
+/// [`given::search_addition`]), in a fresh workspace.
 fn search_of_list(
     rt: &tokio::runtime::Runtime,
     dir: &std::path::Path,
 ) -> (std::path::PathBuf, Proposal) {
     let work = common::oracle_fixture(rt, "search", &dir.join("w"));
-    let inventory = mcpevol::anchor::anchor(&work).unwrap();
-    let lines = ["list_notes".to_string()];
-    let avoid = ["browse_folders".to_string()];
-    let proposal = (1..60)
-        .map(|seed| {
-            let ctx = Context {
-                root: &work,
-                inventory: &inventory,
-                seed,
-                avoid: &avoid,
-                answering: &lines,
-                multiline: &lines,
-                json: &[],
-                constraint: ConstraintKind::Bound,
-                aliases: Aliases::Refused,
-            };
-            rules::propose(Builtin::ToolAddition, &ctx).unwrap()
-        })
-        .find(|p| p.effects.iter().any(|e| matches!(e, Effect::Search { .. })))
-        .expect("some seed adds a search form");
+    let proposal = given::search_addition(&work, "list_notes");
     (work, proposal)
 }
 

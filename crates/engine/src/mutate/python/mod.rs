@@ -67,13 +67,21 @@ fn node_at<'t>(tree: &'t tree_sitter::Tree, span: &Span) -> Option<Node<'t>> {
 /// renaming it writes `name=` into that registration. Not a decorator of the server's own
 /// making, which takes no `name=`.
 pub fn names_by_registration(tool: &Tool) -> bool {
-    tool.sites.name.is_none()
+    tool.sites.name.is_none() && registered_function(tool)
+}
+
+/// Whether `tool` is a Python function registered by the framework's decorator or call (not
+/// a helper of the server's own), named by its function or by a `name=` written in that
+/// registration: a copy of the registration for a new tool writes its own name there.
+pub fn registered_function(tool: &Tool) -> bool {
+    let Some(reg) = tool.sites.registration.as_ref() else {
+        return false;
+    };
+    let named_there = (tool.sites.name.as_ref())
+        .is_none_or(|n| n.file == reg.file && reg.bytes.0 <= n.bytes.0 && n.bytes.1 <= reg.bytes.1);
+    named_there
         && tool.sites.helper.is_none()
-        && tool
-            .sites
-            .registration
-            .as_ref()
-            .is_some_and(|r| is_python(&r.file))
+        && is_python(&reg.file)
         && tool.handler.as_ref().is_some_and(|h| is_python(&h.file))
         && tool.style == mcpevol_core::inventory::Style::Register
 }

@@ -12,6 +12,7 @@ use super::call_batch::{self, CallBatch};
 use super::copies::{self, Copyable, NOTHING_NEW};
 use super::listed_batch::{self, ListedBatch};
 use super::python_forms::{self, PyForm};
+use super::python_search::{self, PySearch};
 use super::search_form::{self, SearchForm};
 use super::single_form::{self, SingleForm};
 use super::{Draft, cut};
@@ -28,6 +29,7 @@ pub(super) struct Addition<'t> {
     single: Option<SingleForm<'t>>,
     python: Option<PyForm<'t>>,
     search: Option<SearchForm<'t>>,
+    py_search: Option<PySearch<'t>>,
 }
 
 impl Addition<'_> {
@@ -40,12 +42,13 @@ impl Addition<'_> {
             || self.single.is_some()
             || self.python.is_some()
             || self.search.is_some()
+            || self.py_search.is_some()
     }
 
     /// Whether the one new tool it can write is a search form, which is written only where
     /// the tool's previous answer had several lines of text (see [`Draft::search_fits`]).
     pub(super) fn searches_only(&self) -> bool {
-        self.search.is_some()
+        (self.search.is_some() || self.py_search.is_some())
             && !(self.batch.is_some()
                 || self.listed.is_some()
                 || self.call.is_some()
@@ -67,6 +70,7 @@ pub(super) fn check<'t>(
         single: single_form::check(tool, all).ok(),
         python: python_forms::check(tool, all).ok(),
         search: search_form::check(tool, all).ok(),
+        py_search: python_search::check(tool, all).ok(),
     };
     if aliases == Aliases::Refused {
         plan.copy = Err(NOTHING_NEW);
@@ -133,11 +137,9 @@ impl Draft<'_> {
         // kinds, not one.
         let only = plan.searches_only();
         let mut search = plan.search.filter(|_| self.search_fits);
-        let first = search.is_some() && (only || self.rng.below(3) == 0);
-        if first
-            && let Some(form) = search.take()
-            && let Some(new) = self.add_search(form, tool)?
-        {
+        let mut py_search = plan.py_search.filter(|_| self.search_fits);
+        let first = (search.is_some() || py_search.is_some()) && (only || self.rng.below(3) == 0);
+        if first && let Some(new) = self.add_either_search(&mut search, &mut py_search, tool)? {
             return Ok(NewTool::Search(new));
         }
         let batch = match (plan.batch, plan.listed) {
@@ -166,13 +168,28 @@ impl Draft<'_> {
                 (None, _) => {}
             }
         }
-        if let Some(form) = search
-            && let Some(new) = self.add_search(form, tool)?
-        {
+        if let Some(new) = self.add_either_search(&mut search, &mut py_search, tool)? {
             return Ok(NewTool::Search(new));
         }
         let copy = plan.copy.map_err(MutateError::Unregistrable)?;
         Ok(NewTool::Alias(self.add_copy(copy, tool, all)?))
+    }
+
+    /// The search form of `tool`, JavaScript or Python, whichever was found (taken, so that a
+    /// second try writes nothing twice).
+    fn add_either_search(
+        &mut self,
+        search: &mut Option<SearchForm<'_>>,
+        py_search: &mut Option<PySearch<'_>>,
+        tool: &Tool,
+    ) -> Result<Option<String>, MutateError> {
+        if let Some(form) = search.take() {
+            return self.add_search(form, tool);
+        }
+        match py_search.take() {
+            Some(form) => self.add_python_search(form, tool),
+            None => Ok(None),
+        }
     }
 
     /// A batch form of `tool` registered beside it (see [`batch_form`]): its registration copied

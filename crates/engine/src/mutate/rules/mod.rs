@@ -18,6 +18,7 @@ mod integration;
 mod listed_batch;
 mod pruning;
 mod python_forms;
+mod python_search;
 mod refactoring;
 mod removal;
 mod replacement;

@@ -44,7 +44,7 @@ impl PyForm<'_> {
 /// The Python form `tool` can be given (its single form where it takes a list, else its batch
 /// form), or why it has none. Its function's signature is read when the form is written.
 pub(super) fn check<'t>(tool: &'t Tool, all: &[Tool]) -> Result<PyForm<'t>, &'static str> {
-    if !python::names_by_registration(tool) {
+    if !python::registered_function(tool) {
         return Err("it is not a decorated Python function");
     }
     let reg = (tool.sites.registration.as_ref()).ok_or("no registration site was found")?;
@@ -66,17 +66,18 @@ pub(super) fn check<'t>(tool: &'t Tool, all: &[Tool]) -> Result<PyForm<'t>, &'st
 }
 
 /// What the rules read of a decorated function's definition.
-struct Signature {
-    function: String,
+pub(super) struct Signature {
+    pub(super) function: String,
     /// Each parameter's name and type annotation, as written.
-    params: Vec<(String, String)>,
+    pub(super) params: Vec<(String, String)>,
+    /// The parameter list as written, parentheses included.
+    pub(super) list: String,
 }
 
 impl Signature {
     /// The signature of the function defined in `code`, or why a form cannot call it: it
-    /// takes the framework's context (which a form has no way to pass on) or open-ended
-    /// arguments.
-    fn read(code: &str) -> Result<Signature, &'static str> {
+    /// takes open-ended or positional-only arguments.
+    pub(super) fn read(code: &str) -> Result<Signature, &'static str> {
         let tree = mcpevol_anchor::parse(code, Lang::Python).ok_or("its handler does not parse")?;
         let def = find_kind(tree.root_node(), "function_definition")
             .ok_or("its handler is not a function definition")?;
@@ -100,17 +101,24 @@ impl Signature {
                     params.push((name(p), ty));
                 }
                 "default_parameter" => params.push((name(p), String::new())),
-                "comment" => {}
-                _ => return Err("it takes open-ended arguments (*args, **kwargs)"),
+                "comment" | "keyword_separator" => {}
+                _ => return Err("it takes open-ended or positional-only arguments"),
             }
         }
-        if params
-            .iter()
-            .any(|(n, t)| t.contains("Context") || n == "ctx")
-        {
-            return Err("it takes the framework's context, which a form cannot pass on");
+        Ok(Signature {
+            function,
+            params,
+            list: text(parameters),
+        })
+    }
+
+    /// The signature, or why a form that calls the function with arguments of its own cannot:
+    /// it takes the framework's context, which such a form has no way to pass on.
+    fn without_context(self) -> Result<Signature, &'static str> {
+        match (self.params.iter()).any(|(n, t)| t.contains("Context") || n == "ctx") {
+            true => Err("it takes the framework's context, which a form cannot pass on"),
+            false => Ok(self),
         }
-        Ok(Signature { function, params })
     }
 
     /// The type of one entry of the list parameter `list`: `X` of `list[X]` (also inside
@@ -139,6 +147,31 @@ fn registration(region: &str, new: &str, about: &str) -> Result<String, MutateEr
     ))
 }
 
+/// The new function `def` (named `function`) registered as the tool `new`, described by
+/// `about`, as the original (`source`) is by `region`: a decorator is copied above the new
+/// function; a registration call (`add_tool(f)`) is copied after it, naming the new function.
+pub(super) fn registered(
+    region: &str,
+    indent: &str,
+    source: &str,
+    (new, about): (&str, &str),
+    (function, def): (&str, &str),
+) -> Result<String, MutateError> {
+    Ok(match region.starts_with('@') {
+        true => {
+            let decorator = registration(region, new, about)?;
+            format!("\n\n\n{indent}{decorator}\n{def}")
+        }
+        false => {
+            let call = replace_word(region, source, function).ok_or(MutateError::Unregistrable(
+                "its registration does not name its function",
+            ))?;
+            let call = registration(&call, new, about)?;
+            format!("\n\n\n{}\n\n{indent}{call}", def.trim_end())
+        }
+    })
+}
+
 /// `text` with its first whole word `from` made `to`, or None where it has none.
 fn replace_word(text: &str, from: &str, to: &str) -> Option<String> {
     let at = find_word(text, from)?;
@@ -155,7 +188,7 @@ fn find_kind<'t>(n: Node<'t>, kind: &str) -> Option<Node<'t>> {
 }
 
 /// A Python identifier for the function of tool `name`, not yet a word of `text`.
-fn identifier(name: &str, text: &str) -> String {
+pub(super) fn identifier(name: &str, text: &str) -> String {
     let base: String = name
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
@@ -199,7 +232,7 @@ fn single_body(function: &str, list: &str, key: &str, indent: &str) -> String {
     indented(&lines, indent)
 }
 
-fn indented(lines: &[(usize, String)], indent: &str) -> String {
+pub(super) fn indented(lines: &[(usize, String)], indent: &str) -> String {
     let mut out = String::new();
     for (depth, line) in lines {
         if !line.is_empty() {
@@ -221,8 +254,8 @@ impl Draft<'_> {
         tool: &Tool,
     ) -> Result<Option<String>, MutateError> {
         let text = self.e.text(self.root, &form.handler.file)?.to_string();
-        let Ok(signature) = Signature::read(&text[form.handler.bytes.0..form.handler.bytes.1])
-        else {
+        let code = &text[form.handler.bytes.0..form.handler.bytes.1];
+        let Ok(signature) = Signature::read(code).and_then(Signature::without_context) else {
             return Ok(None);
         };
         let entry = match &form.kind {
@@ -276,21 +309,13 @@ impl Draft<'_> {
         };
         let function = identifier(&new, &text);
         let def = format!("{indent}async def {function}({params}):\n{body}");
-        // A decorator is copied above the new function; a registration call (`add_tool(f)`)
-        // is copied after it, naming the new function.
-        let code = match region.starts_with('@') {
-            true => {
-                let decorator = registration(region, &new, &about)?;
-                format!("\n\n\n{indent}{decorator}\n{def}")
-            }
-            false => {
-                let call = replace_word(region, &signature.function, &function).ok_or(
-                    MutateError::Unregistrable("its registration does not name its function"),
-                )?;
-                let call = registration(&call, &new, &about)?;
-                format!("\n\n\n{}\n\n{indent}{call}", def.trim_end())
-            }
-        };
+        let code = registered(
+            region,
+            &indent,
+            &signature.function,
+            (&new, &about),
+            (&function, &def),
+        )?;
         let end = form.handler.bytes.1.max(form.reg.bytes.1);
         self.e
             .insert(self.root, &form.reg.file, end, code.trim_end().to_string())?;
@@ -317,6 +342,7 @@ mod tests {
                 ("counts".into(), "list[int]".into()),
                 ("pairs".into(), "list[tuple[str, str]]".into()),
             ],
+            list: String::new(),
         };
         assert_eq!(s.entry_type("entities").as_deref(), Some("Entity"));
         assert_eq!(s.entry_type("names").as_deref(), Some("str"));

@@ -46,11 +46,17 @@ pub(super) fn check<'t>(tool: &'t Tool, all: &[Tool]) -> Result<SearchForm<'t>, 
     if all.iter().any(|t| t.name == name) {
         return Err("a tool already has the search form's name");
     }
-    let param = (QUERY_NAMES.iter())
-        .find(|q| !tool.params.iter().any(|p| p.name == **q))
-        .ok_or("it takes every parameter name a search form would add")?;
+    let param = query_name(tool)?;
     let sites = batch_form::inline_sites(tool)?;
     Ok(SearchForm { sites, name, param })
+}
+
+/// The name of a search form's text parameter: the first of [`QUERY_NAMES`] `tool` does not
+/// take already.
+pub(super) fn query_name(tool: &Tool) -> Result<&'static str, &'static str> {
+    (QUERY_NAMES.iter().copied())
+        .find(|q| !tool.params.iter().any(|p| p.name == *q))
+        .ok_or("it takes every parameter name a search form would add")
 }
 
 /// The search form's name: `name` with its first listing verb (one followed by another word)
@@ -145,13 +151,18 @@ impl Draft<'_> {
         ];
         let copy = batch_form::without_output(&cut(&text, reg, cuts));
         self.insert_beside(&text, reg, &copy)?;
-        self.added.push(new.clone());
+        self.record_search(&new, tool, param);
+        Ok(Some(new))
+    }
+
+    /// Records `new` as added, claimed as the search form of `tool` taking `param`.
+    pub(super) fn record_search(&mut self, new: &str, tool: &Tool, param: &str) {
+        self.added.push(new.to_string());
         self.effects.push(Effect::Search {
-            tool: new.clone(),
+            tool: new.to_string(),
             source: tool.name.clone(),
             param: param.to_string(),
         });
-        Ok(Some(new))
     }
 }
 
