@@ -387,3 +387,29 @@ fn handler_classes_named_by_a_base_class_in_another_module_are_found() {
     let params: Vec<&str> = count.params.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(params, ["text"]);
 }
+
+#[test]
+fn decorators_that_collect_tools_into_a_registry_name_them_by_their_argument_or_function() {
+    let dir = fixture("registry-append");
+    let inventory = anchored(&dir);
+    // `notes_tool` appends `{"name": tool_name, ...}` where `tool_name = name if name is not
+    // None else func.__name__`; `notes_resource` collects resources, which are no tools.
+    assert_eq!(inventory.names(), ["count_words", "shout_text"]);
+    let shout = inventory.tool("shout_text").unwrap();
+    assert_eq!(
+        snippet(shout.sites.name.as_ref().unwrap(), &dir),
+        "\"shout_text\""
+    );
+    assert_eq!(shout.sites.helper.as_deref(), Some("notes_tool"));
+    let count = inventory.tool("count_words").unwrap();
+    assert!(count.sites.name.is_none());
+    // The description the decorator is given, and the text its parameter's annotation carries.
+    assert_eq!(
+        count.description.as_deref(),
+        Some("Count the words of a text")
+    );
+    assert_eq!(
+        count.params[0].description.as_deref(),
+        Some("The text to count")
+    );
+}

@@ -12,6 +12,9 @@ pub enum HelperName {
     Own,
     /// From the helper's parameters: `{name}` or `wikipedia_{name}` (an f-string of them).
     Template(String),
+    /// The helper's parameter of this name where a use gives it, else the function's own
+    /// name (`name if name is not None else func.__name__`).
+    Given(String),
 }
 
 /// A function (or method) whose body registers tools, or calls something that may.

@@ -65,6 +65,15 @@ pub fn registering_fn(function: Node, src: &str) -> Option<RegisteringFn> {
             names.extend(stored_definition(*value, src, &params));
             continue;
         }
+        // `_tool_registry.append({"name": tool_name, "func": func})`: a decorator named for
+        // tools that collects entries for a loop to register.
+        if last == "append"
+            && collects_tools(&name, &callee)
+            && let Some(entry) = positional.first()
+        {
+            names.extend(appended_entry(*entry, body, src, &params));
+            continue;
+        }
         if matches!(last, "tool" | "add_tool") && callee.contains('.') {
             let named = match keyword(&keywords, "name") {
                 None => Some(HelperName::Own),
@@ -91,6 +100,89 @@ pub fn registering_fn(function: Node, src: &str) -> Option<RegisteringFn> {
         names,
         calls,
     })
+}
+
+/// Whether a function named `function` that appends to `registry` collects tools: its name
+/// says tool, and the registry is none of resources or prompts.
+fn collects_tools(function: &str, registry: &str) -> bool {
+    let (function, registry) = (function.to_ascii_lowercase(), registry.to_ascii_lowercase());
+    function.contains("tool")
+        && registry.contains('.')
+        && !["resource", "prompt"]
+            .iter()
+            .any(|w| registry.contains(w) || function.contains(w))
+}
+
+/// How an entry appended to a tool registry names the tool: the value of its `"name"` key,
+/// read through the locals of `body` it was assigned from.
+fn appended_entry(entry: Node, body: Node, src: &str, params: &[String]) -> Option<HelperName> {
+    let entry = unwrap(entry);
+    if entry.kind() != "dictionary" {
+        return None;
+    }
+    let mut cursor = entry.walk();
+    let value = entry.named_children(&mut cursor).find_map(|pair| {
+        let key = pair.child_by_field_name("key")?;
+        (string_value(key, src).as_deref() == Some("name"))
+            .then(|| pair.child_by_field_name("value"))?
+    })?;
+    naming_through(value, body, src, params, 3)
+}
+
+/// [`naming`] of `node`, where a local holds it followed to what it was assigned (`depth`
+/// steps at most), and a conditional of a parameter and the function's own name read as
+/// [`HelperName::Given`].
+fn naming_through(
+    node: Node,
+    body: Node,
+    src: &str,
+    params: &[String],
+    depth: usize,
+) -> Option<HelperName> {
+    let node = unwrap(node);
+    match node.kind() {
+        "identifier" if depth > 0 && !params.iter().any(|p| p == text(node, src)) => {
+            let value = assigned(body, text(node, src), src)?;
+            naming_through(value, body, src, params, depth - 1)
+        }
+        "conditional_expression" => {
+            let mut cursor = node.walk();
+            let parts: Vec<Node> = node.named_children(&mut cursor).collect();
+            let [then, _, otherwise] = parts.as_slice() else {
+                return None;
+            };
+            let read = |n: Node| naming_through(n, body, src, params, depth.saturating_sub(1));
+            match (read(*then)?, read(*otherwise)?) {
+                (HelperName::Template(t), HelperName::Own)
+                | (HelperName::Own, HelperName::Template(t)) => {
+                    let param = t.strip_prefix('{')?.strip_suffix('}')?;
+                    params
+                        .iter()
+                        .any(|p| p == param)
+                        .then(|| HelperName::Given(param.into()))
+                }
+                _ => None,
+            }
+        }
+        _ => naming(node, src, params),
+    }
+}
+
+/// The value last assigned to the plain name `name` in `body` (nested functions included).
+fn assigned<'t>(body: Node<'t>, name: &str, src: &str) -> Option<Node<'t>> {
+    let mut found = None;
+    let mut stack = vec![body];
+    while let Some(n) = stack.pop() {
+        if n.kind() == "assignment"
+            && n.child_by_field_name("left")
+                .is_some_and(|l| l.kind() == "identifier" && text(l, src) == name)
+        {
+            found = n.child_by_field_name("right");
+        }
+        let mut cursor = n.walk();
+        stack.extend(n.named_children(&mut cursor));
+    }
+    found
 }
 
 /// How a tool definition stored on a function names the tool: `ToolDefinition(name, ...)` or
@@ -295,8 +387,17 @@ fn helpers(files: &[(String, FileFacts)]) -> HashMap<String, (Vec<String>, Vec<H
 
 /// A callee's naming seen from a caller that passes `passed` as its positional arguments.
 fn pass_on(name: &HelperName, params: &[String], passed: &[Option<String>]) -> Option<HelperName> {
-    let HelperName::Template(template) = name else {
-        return Some(HelperName::Own);
+    let template = match name {
+        HelperName::Own => return Some(HelperName::Own),
+        HelperName::Given(param) => {
+            // Passed on as a parameter of the caller's, or not at all (the function's name).
+            let at = params.iter().position(|p| p == param);
+            return Some(match at.and_then(|i| passed.get(i)?.clone()) {
+                Some(q) => HelperName::Given(q),
+                None => HelperName::Own,
+            });
+        }
+        HelperName::Template(template) => template,
     };
     let mut out = template.clone();
     for (i, p) in params.iter().enumerate() {
@@ -328,6 +429,16 @@ pub fn expand(
             for name in names {
                 match name {
                     HelperName::Own => out.push((index, used.candidate.clone())),
+                    HelperName::Given(param) => {
+                        let template = format!("{{{param}}}");
+                        match named(used, params, &template, file, &resolve) {
+                            Some(c) => out.push((index, c)),
+                            None if !gives(used, params, param) => {
+                                out.push((index, used.candidate.clone()))
+                            }
+                            None => {}
+                        }
+                    }
                     HelperName::Template(template) => {
                         if let Some(c) = named(used, params, template, file, &resolve) {
                             out.push((index, c));
@@ -338,6 +449,12 @@ pub fn expand(
         }
     }
     out
+}
+
+/// Whether `used` gives the helper's parameter `param`, by keyword or in its place.
+fn gives(used: &HelperUse, params: &[String], param: &str) -> bool {
+    used.keywords.iter().any(|(k, _, _)| k == param)
+        || (params.iter().position(|p| p == param)).is_some_and(|i| i < used.positional.len())
 }
 
 /// The candidate named by filling `template` with the decorator's arguments; its name site is

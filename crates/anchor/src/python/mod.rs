@@ -183,10 +183,13 @@ impl<'s, 't> Reader<'s, 't> {
             return;
         }
         let (positional, keywords) = helpers::helper_args(args, self.src, self.rel);
+        // A `description=` the helper is given is what it registers the tool with, as
+        // FastMCP's own decorator does (else the docstring).
+        let given = args.map(|a| arguments(a, self.src).0).unwrap_or_default();
         if let Some(mut candidate) = self.function_tool(
             function,
             None,
-            None,
+            keyword(&given, "description"),
             span(decorated, self.rel),
             span(decorator, self.rel),
         ) {

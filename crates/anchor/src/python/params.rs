@@ -234,8 +234,9 @@ fn field(
         .and_then(|f| f.child_by_field_name("arguments"))
         .map(|a| arguments(a, src))
         .unwrap_or_default();
-    let description_node =
-        keyword(&keywords, "description").filter(|d| string_value(*d, src).is_some());
+    let description_node = keyword(&keywords, "description")
+        .filter(|d| string_value(*d, src).is_some())
+        .or_else(|| ty.and_then(|t| annotated_text(t, src)));
     let has_default = match default {
         None => field_call.is_some_and(|_| {
             keyword(&keywords, "default").is_some()
@@ -265,6 +266,43 @@ fn field(
         live_described: false,
     };
     (param, site)
+}
+
+/// The text an annotation carries beside its type (`Annotated[str, "The path to read"]`),
+/// which FastMCP lists as the parameter's description.
+fn annotated_text<'t>(node: Node<'t>, src: &str) -> Option<Node<'t>> {
+    let mut node = unwrap(node);
+    while node.kind() == "type" {
+        node = node.named_child(0)?;
+    }
+    // In an annotation, `Annotated[...]` parses as a generic type: the name, then its
+    // parameters, each a `type`; elsewhere as a subscript.
+    let (name, items): (Node, Vec<Node>) = match node.kind() {
+        "generic_type" => {
+            let name = node.named_child(0)?;
+            let params = node.named_child(1)?;
+            let mut cursor = params.walk();
+            (name, params.named_children(&mut cursor).collect())
+        }
+        "subscript" => {
+            let mut cursor = node.walk();
+            let items = node
+                .children_by_field_name("subscript", &mut cursor)
+                .collect();
+            (node.child_by_field_name("value")?, items)
+        }
+        _ => return None,
+    };
+    if path(name, src).is_none_or(|p| last_segment(&p) != "Annotated") {
+        return None;
+    }
+    items.into_iter().skip(1).find_map(|item| {
+        let item = match item.kind() {
+            "type" => item.named_child(0)?,
+            _ => item,
+        };
+        string_value(item, src).is_some().then_some(item)
+    })
 }
 
 fn is_field_call(node: Node, src: &str) -> bool {
