@@ -13,8 +13,15 @@ pub enum Expr {
     Unknown,
 }
 
+/// The source text of `node`: the whole characters it touches where a tree reparsed from edits
+/// ends a node inside one (tree-sitter counts bytes), never a panic.
 pub fn text<'a>(node: Node, src: &'a str) -> &'a str {
-    &src[node.byte_range()]
+    let range = node.byte_range();
+    src.get(range.clone()).unwrap_or_else(|| {
+        let start = src.floor_char_boundary(range.start.min(src.len()));
+        let end = src.ceil_char_boundary(range.end.min(src.len()));
+        &src[start..end.max(start)]
+    })
 }
 
 pub fn span(node: Node, file: &str) -> Span {
@@ -281,5 +288,22 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_node_read_against_a_text_it_ends_inside_a_character_of_gives_the_whole_character() {
+        // A tree whose string literal ends at byte 10, read against a text two bytes longer in
+        // front: byte 10 falls inside the two bytes of its no-break space.
+        let parsed = "x = 'ab\u{a0}';";
+        let tree = crate::parse(parsed, crate::grammar::Lang::JavaScript).unwrap();
+        let string = tree
+            .root_node()
+            .descendant_for_byte_range(5, 6)
+            .and_then(|n| n.parent())
+            .filter(|n| n.kind() == "string")
+            .expect("the string literal");
+        let shifted = "xxx = 'ab\u{a0}';";
+        assert!(!shifted.is_char_boundary(string.end_byte()));
+        assert_eq!(text(string, shifted), "= 'ab\u{a0}");
     }
 }
