@@ -350,6 +350,15 @@ pub fn field_keyword(
             let old = &text[d.byte_range()];
             e.replace(root, &span_of(file, d), format!("Field({old}, {arg})"))?
         }
+        // Annotated already (`Annotated[str, "The text"]`): the Field joins its metadata, so
+        // that an edit of the text inside it stays apart from this one.
+        (None, Some(t))
+            if entry.kind() == "typed_parameter"
+                && text[t.byte_range()].starts_with("Annotated[")
+                && text[t.byte_range()].ends_with(']') =>
+        {
+            e.insert(root, file, t.end_byte() - 1, format!(", Field({arg})"))?
+        }
         // A parameter without a default keeps none (one after it may have none either).
         (None, Some(t)) if entry.kind() == "typed_parameter" => {
             let old = &text[t.byte_range()];
