@@ -8,6 +8,7 @@ use crate::mutate::{MutateError, Proposal};
 use crate::syntax_check::CheckError;
 use crate::version_record::{Rejection, RejectionKind};
 use crate::workspace::WorkspaceError;
+use mcpevol_core::operators::Builtin;
 use mcpevol_oracle::server::ServerError;
 use mcpevol_oracle::validate::{Check, Effect};
 
@@ -175,7 +176,8 @@ impl Blame {
             Blame::Check { tool, check } => changes
                 .iter()
                 .rposition(|p| p.effects.iter().any(|e| answers(e, tool, check)))
-                .or_else(|| touching(changes, std::slice::from_ref(tool))),
+                .or_else(|| touching(changes, std::slice::from_ref(tool)))
+                .or_else(|| acting(changes)),
             Blame::Trace(why) => changes.iter().rposition(|p| {
                 (p.hunks.iter()).any(|h| !h.file.is_empty() && traces_into(why, &h.file))
             }),
@@ -183,6 +185,23 @@ impl Blame {
         };
         found.unwrap_or(last)
     }
+}
+
+/// The last of `changes` that can change what a tool answers: a call failed on a tool no
+/// change touches (state an earlier call left), and a description rewritten elsewhere cannot
+/// have done it. On a heldout-43 server seven changes, description ones first, were dropped
+/// in turn before the parameter removal behind such a failure.
+fn acting(changes: &[Proposal]) -> Option<usize> {
+    changes.iter().rposition(|p| {
+        !matches!(
+            p.operator.builtin(),
+            Some(
+                Builtin::ToolDescriptionUpdate
+                    | Builtin::ParameterDescriptionUpdate
+                    | Builtin::JointDescriptionUpdate
+            )
+        )
+    })
 }
 
 /// The last of `changes` that touches or adds one of `tools`.

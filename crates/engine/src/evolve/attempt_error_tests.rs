@@ -100,3 +100,24 @@ fn a_server_that_throws_at_load_drops_the_change_that_edits_the_file_it_names() 
     let dependency = "  at f (/tmp/w/node_modules/x/build/b.js:3:1)";
     assert_eq!(Blame::Trace(dependency.into()).pick(&changes), 2);
 }
+
+#[test]
+fn a_call_failed_on_a_tool_no_change_touches_drops_a_change_that_acts_not_a_description() {
+    // A failure on `z` (state an earlier call left): the parameter removal on `b` may have
+    // caused it; the descriptions drafted after it cannot have.
+    let changes = [
+        change("O9", "a"),
+        change("O7", "b"),
+        change("O10", "c"),
+        change("O11", "d"),
+    ];
+    let failed = AttemptError::Test {
+        tool: "z".into(),
+        reason: "it answered ToolError where the previous version succeeded".into(),
+        check: Box::new(Check::AsBefore),
+    };
+    assert_eq!(failed.blame().pick(&changes), 1);
+    // Descriptions alone: the last, as before.
+    let described = [change("O9", "a"), change("O10", "c")];
+    assert_eq!(failed.blame().pick(&described), 1);
+}
