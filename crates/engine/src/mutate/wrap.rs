@@ -438,14 +438,15 @@ fn is_function_expression(n: Node) -> bool {
 /// Whether `n` is a function that declares no parameter, so a wrapper around it would see no
 /// call.
 fn takes_no_parameters(n: Node) -> bool {
-    let function = matches!(
+    matches!(
         n.kind(),
-        "arrow_function" | "function_expression" | "function" | "method_definition"
-    ) || n.kind() == "function_declaration";
-    function
-        && n.child_by_field_name("parameter").is_none()
-        && n.child_by_field_name("parameters")
-            .is_none_or(|p| p.named_child_count() == 0)
+        "arrow_function"
+            | "function_expression"
+            | "function"
+            | "method_definition"
+            | "function_declaration"
+    ) && n.child_by_field_name("parameter").is_none()
+        && (n.child_by_field_name("parameters")).is_none_or(|p| p.named_child_count() == 0)
 }
 
 /// An `async` method or function declaration with a block body.

@@ -14,7 +14,7 @@ pub(super) fn text_parts(result: &Value) -> Vec<String> {
 }
 
 /// How [`other_parts`] opens the entry of a result's `structuredContent`.
-const STRUCTURED: &str = "[structuredContent]";
+pub(crate) const STRUCTURED: &str = "[structuredContent]";
 
 /// Keys an error report may hold beside `error`.
 const ERROR_KEYS: &[&str] = &[

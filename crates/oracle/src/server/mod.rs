@@ -1,7 +1,7 @@
 //! Running the real server: launch settings, the child process, and the MCP client session.
 
 pub mod browser;
-mod content;
+pub(crate) mod content;
 mod init;
 mod landlock;
 mod namespace;

@@ -133,7 +133,7 @@ pub fn normalized_parts(outcome: &Outcome) -> Vec<String> {
         outcome.parts.iter().map(|p| normalize(p)).collect()
     };
     out.extend(outcome.other.iter().map(|o| {
-        if o.starts_with("[structuredContent]")
+        if o.starts_with(crate::server::content::STRUCTURED)
             || (o.starts_with("[resource ") && !o.ends_with(']'))
         {
             normalize(o)
