@@ -388,12 +388,11 @@ fn handler_classes_named_by_a_base_class_in_another_module_are_found() {
     assert_eq!(params, ["text"]);
 }
 
-#[test]
-fn decorators_that_collect_tools_into_a_registry_name_them_by_their_argument_or_function() {
-    let dir = fixture("registry-append");
+/// Anchors a fixture whose `notes_tool` decorator names `shout` by its `name="shout_text"` and
+/// `count_words` by the function, described by the decorator's `description=`.
+fn named_by_argument_or_function(fixture_name: &str) -> Inventory {
+    let dir = fixture(fixture_name);
     let inventory = anchored(&dir);
-    // `notes_tool` appends `{"name": tool_name, ...}` where `tool_name = name if name is not
-    // None else func.__name__`; `notes_resource` collects resources, which are no tools.
     assert_eq!(inventory.names(), ["count_words", "shout_text"]);
     let shout = inventory.tool("shout_text").unwrap();
     assert_eq!(
@@ -403,11 +402,28 @@ fn decorators_that_collect_tools_into_a_registry_name_them_by_their_argument_or_
     assert_eq!(shout.sites.helper.as_deref(), Some("notes_tool"));
     let count = inventory.tool("count_words").unwrap();
     assert!(count.sites.name.is_none());
-    // The description the decorator is given, and the text its parameter's annotation carries.
     assert_eq!(
         count.description.as_deref(),
         Some("Count the words of a text")
     );
+    inventory
+}
+
+#[test]
+fn decorators_that_return_a_tool_definition_name_it_by_their_argument_or_function() {
+    // `notes_tool = partial(make_tool, ...)`, whose inner decorator returns
+    // `ToolDefinition(fn=fn, name=name, ...)`; a loop registers the definitions. The prompt
+    // definition beside it is no tool.
+    named_by_argument_or_function("definition-decorator");
+}
+
+#[test]
+fn decorators_that_collect_tools_into_a_registry_name_them_by_their_argument_or_function() {
+    // `notes_tool` appends `{"name": tool_name, ...}` where `tool_name = name if name is not
+    // None else func.__name__`; `notes_resource` collects resources, which are no tools.
+    let inventory = named_by_argument_or_function("registry-append");
+    // The text its parameter's annotation carries.
+    let count = inventory.tool("count_words").unwrap();
     assert_eq!(
         count.params[0].description.as_deref(),
         Some("The text to count")

@@ -288,6 +288,22 @@ fn read_parts(
     facts
 }
 
+/// Whether `object` is the `properties` of a JSON schema (the value of a `properties` key in
+/// an object that also has a `type`).
+fn schema_properties(object: Node, src: &str) -> bool {
+    let Some(pair) = object.parent().filter(|p| p.kind() == "pair") else {
+        return false;
+    };
+    let key = pair.child_by_field_name("key").map(|k| text(k, src));
+    let Some(schema) = pair.parent().filter(|o| o.kind() == "object") else {
+        return false;
+    };
+    matches!(key, Some("properties" | "\"properties\"" | "'properties'"))
+        && object_entries(schema, src)
+            .iter()
+            .any(|(k, _, _)| k == "type")
+}
+
 /// Whether `node` is an object literal of settings: every entry a written value (a string,
 /// number or boolean), a list, or settings in turn, and no key a JSON schema has (`type`,
 /// `properties`, ...). A schema's entries are schemas.
@@ -538,7 +554,11 @@ impl<'t> Reader<'_, 't> {
         let spread_from = spread
             .and_then(|s| s.named_child(0))
             .and_then(|n| syntax::path(n, self.src));
-        let looks_like_tool = (strong || weak || registered || derived) && !excluded;
+        // `{ type: "object", properties: { query: {...}, parameters: {...} } }`: a schema's
+        // properties, each a property's schema, though one may be named like a tool key.
+        let looks_like_tool = (strong || weak || registered || derived)
+            && !excluded
+            && !schema_properties(object, self.src);
 
         if looks_like_tool {
             let name = match value("name") {

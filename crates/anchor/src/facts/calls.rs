@@ -347,6 +347,19 @@ mod tests {
     }
 
     #[test]
+    fn a_schema_property_named_parameters_makes_no_tool_of_the_properties() {
+        let src = "const TOOLS = [{ name: \"run_query\", description: \"Run a query\", inputSchema: { type: \"object\", properties: { query: { type: \"string\" }, parameters: { type: \"object\", description: \"Query parameters\" } } } }];\n";
+        let facts = crate::read_source("index.js", Lang::JavaScript, src.as_bytes().to_vec());
+        let names: Vec<&Expr> = facts.candidates.iter().map(|c| &c.name).collect();
+        assert_eq!(
+            names,
+            [&Expr::Str("run_query".into())],
+            "{:?}",
+            facts.candidates
+        );
+    }
+
+    #[test]
     fn a_command_line_command_whose_parameters_are_an_array_is_no_tool() {
         let src = "const fetchCommand = command({ name: \"fetch\", description: \"Fetch data and print it\", parameters: [\"[url]\"], flags: {} }, run);\n";
         let facts = crate::read_source("bin.js", Lang::JavaScript, src.as_bytes().to_vec());

@@ -28,6 +28,9 @@ pub struct RegisteringFn {
     /// The functions it calls by a bare or `self.` name, with the parameter each positional
     /// argument passes on (None when it is something else).
     pub calls: Vec<(String, Vec<Option<String>>)>,
+    /// Another name for a registering function, with how many of its leading parameters are
+    /// bound: `tool = partial(make_tool, kind=Kind)` is `("make_tool", 0)`.
+    pub alias_of: Option<(String, usize)>,
 }
 
 /// A function decorated by a call the reader does not know (`@register_tool("x")`), or a tool

@@ -212,6 +212,7 @@ pub fn init_assignments(class: Node, src: &str) -> Vec<crate::facts::decorators:
             params: params.clone(),
             names: vec![HelperName::Template(format!("{{{param}}}"))],
             calls: Vec::new(),
+            alias_of: None,
         })
         .collect()
 }

@@ -42,6 +42,14 @@ pub fn registering_fn(function: Node, src: &str) -> Option<RegisteringFn> {
         {
             names.extend(stored_definition(value, src, &params));
         }
+        // `def decorator(fn): return ToolDefinition(fn=fn, name=name, ...)`: a decorator that
+        // turns the function into a tool definition, for a loop to register.
+        if node.kind() == "return_statement"
+            && let Some(value) = node.named_child(0)
+        {
+            names.extend(returned_definition(value, src, &params));
+            continue;
+        }
         if node.kind() != "call" {
             continue;
         }
@@ -99,6 +107,34 @@ pub fn registering_fn(function: Node, src: &str) -> Option<RegisteringFn> {
         params,
         names,
         calls,
+        alias_of: None,
+    })
+}
+
+/// A module-level name for another function, `tool = partial(make_tool, kind=Kind)` or
+/// `tool = make_tool`: a registering helper under that name too, once linking knows the
+/// target registers (the bound leading arguments counted).
+pub fn alias(name: &str, value: Node, src: &str) -> Option<RegisteringFn> {
+    let value = unwrap(value);
+    let (target, bound) = match value.kind() {
+        "identifier" => (text(value, src).to_string(), 0),
+        "call" => {
+            let callee = path(value.child_by_field_name("function")?, src)?;
+            if !matches!(callee.as_str(), "partial" | "functools.partial") {
+                return None;
+            }
+            let (_, positional) = arguments(value.child_by_field_name("arguments")?, src);
+            let (first, rest) = positional.split_first()?;
+            (path(unwrap(*first), src)?, rest.len())
+        }
+        _ => return None,
+    };
+    Some(RegisteringFn {
+        name: name.to_string(),
+        params: Vec::new(),
+        names: Vec::new(),
+        calls: Vec::new(),
+        alias_of: Some((last_segment(&target).to_string(), bound)),
     })
 }
 
@@ -199,6 +235,41 @@ fn stored_definition(value: Node, src: &str, params: &[String]) -> Option<Helper
     let (keywords, positional) = arguments(value.child_by_field_name("arguments")?, src);
     let given = keyword(&keywords, "name").or_else(|| positional.first().copied())?;
     naming(given, src, params)
+}
+
+/// How a tool definition a decorator returns names the tool: a call of a class named for
+/// tools given the decorated function (a parameter of the function that returns it), named by
+/// its `name=` (one of `params`, else the function's own name, as such definitions fall back
+/// to `fn.__name__`) or by the function alone.
+fn returned_definition(value: Node, src: &str, params: &[String]) -> Option<HelperName> {
+    let value = unwrap(value);
+    if value.kind() != "call" {
+        return None;
+    }
+    let callee = path(value.child_by_field_name("function")?, src)?;
+    let class = last_segment(&callee).to_ascii_lowercase();
+    if !class.contains("tool") || ["resource", "prompt"].iter().any(|w| class.contains(w)) {
+        return None;
+    }
+    let (keywords, positional) = arguments(value.child_by_field_name("arguments")?, src);
+    let holds_function = (keywords.iter().map(|(_, v)| *v))
+        .chain(positional.iter().copied())
+        .map(unwrap)
+        .any(|a| a.kind() == "identifier" && is_parameter_of_enclosing(a, text(a, src), src));
+    if !holds_function {
+        return None;
+    }
+    match keyword(&keywords, "name").map(unwrap) {
+        None => Some(HelperName::Own),
+        Some(n) if n.kind() == "identifier" => {
+            let p = text(n, src);
+            params
+                .iter()
+                .any(|q| q == p)
+                .then(|| HelperName::Given(p.to_string()))
+        }
+        Some(n) => naming(n, src, params),
+    }
 }
 
 /// Whether `name` is a parameter of the function `node` stands in.
@@ -361,6 +432,14 @@ fn helpers(files: &[(String, FileFacts)]) -> HashMap<String, (Vec<String>, Vec<H
         let mut grew = false;
         for f in &all {
             if known.contains_key(&f.name) {
+                continue;
+            }
+            if let Some((target, bound)) = &f.alias_of {
+                if let Some((params, names)) = known.get(target).cloned() {
+                    let params = params.get(*bound..).unwrap_or_default().to_vec();
+                    known.insert(f.name.clone(), (params, names));
+                    grew = true;
+                }
                 continue;
             }
             let names: Vec<HelperName> = f

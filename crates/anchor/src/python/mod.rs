@@ -675,6 +675,9 @@ impl<'s, 't> Reader<'s, 't> {
                 self.instances
                     .push((name.clone(), text(class, self.src).to_string()));
             }
+            if let Some(alias) = helpers::alias(&name, value, self.src) {
+                self.facts.registering_fns.push(alias);
+            }
             if let Some(s) = string_value(value, self.src) {
                 self.facts.constants.push((name, s));
             } else if value.kind() == "dictionary"
