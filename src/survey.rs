@@ -96,8 +96,8 @@ pub async fn survey_package(
     timeout: Duration,
 ) -> Result<Listing, SurveyFailure> {
     let server = |e| SurveyFailure::Server(std::sync::Arc::new(e));
-    let inventory =
-        anchor::anchor(root).map_err(|e| SurveyFailure::Anchor(std::sync::Arc::new(e)))?;
+    let inventory = anchor::anchor_launched(root, config)
+        .map_err(|e| SurveyFailure::Anchor(std::sync::Arc::new(e)))?;
     let mut session = Session::start(root, config, &[], timeout)
         .await
         .map_err(server)?;

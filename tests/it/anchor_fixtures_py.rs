@@ -388,6 +388,48 @@ fn handler_classes_named_by_a_base_class_in_another_module_are_found() {
     assert_eq!(params, ["text"]);
 }
 
+#[test]
+fn decorators_that_file_tools_in_a_dict_name_them_by_their_key() {
+    // `_TOOL_REGISTRY[name] = (func, description)` in `register_tool`; the resources' dict
+    // beside it holds no tools.
+    let dir = fixture("registry-dict");
+    let inventory = anchored(&dir);
+    assert_eq!(inventory.names(), ["shout_text", "word_count"]);
+    let count = inventory.tool("word_count").unwrap();
+    assert_eq!(
+        snippet(count.sites.name.as_ref().unwrap(), &dir),
+        "\"word_count\""
+    );
+    assert_eq!(count.sites.helper.as_deref(), Some("register_tool"));
+    assert_eq!(
+        count.description.as_deref(),
+        Some("Count the words of a text")
+    );
+}
+
+#[test]
+fn methods_a_handler_registers_in_its_init_are_read_like_functions() {
+    // `self.mcp.tool(name="count_words")(self.count)` and `mcp.add_tool(self.shout, ...)`:
+    // the methods' signatures (without `self` and the `Context`) and docstrings.
+    let dir = fixture("method-tools");
+    let inventory = anchored(&dir);
+    assert_eq!(inventory.names(), ["count_words", "shout_text"]);
+    let count = inventory.tool("count_words").unwrap();
+    let params: Vec<&str> = count.params.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(params, ["text"]);
+    assert_eq!(
+        count.params[0].description.as_deref(),
+        Some("The text to count")
+    );
+    assert_eq!(
+        count.description.as_deref(),
+        Some("Count the words of a text.")
+    );
+    let shout = inventory.tool("shout_text").unwrap();
+    let params: Vec<&str> = shout.params.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(params, ["text", "times"]);
+}
+
 /// Anchors a fixture whose `notes_tool` decorator names `shout` by its `name="shout_text"` and
 /// `count_words` by the function, described by the decorator's `description=`.
 fn named_by_argument_or_function(fixture_name: &str) -> Inventory {

@@ -179,8 +179,9 @@ pub struct FileFacts {
     pub imports: Vec<String>,
     /// JS/TS: whether it also loads paths it computes, which `reach.rs` cannot follow.
     pub computes_imports: bool,
-    /// Registrations (by definition span) inside a named function this file never calls,
-    /// with its name: they run only if another file calls it (see `callers.rs`).
+    /// Registrations (by definition span) inside a named function this file never calls, or
+    /// definition objects it exports and never uses, with that name: they are the server's
+    /// only if another file names it (see `callers.rs`).
     pub uncalled: Vec<(Span, String)>,
     pub warnings: Vec<String>,
 }
@@ -625,6 +626,10 @@ impl<'t> Reader<'_, 't> {
                     }),
                     holder: self.holder(object),
                 });
+                if let Some(name) = self.unused_export(object, kind) {
+                    let definition = self.facts.candidates.last().map(|c| c.definition.clone());
+                    self.facts.uncalled.extend(definition.map(|d| (d, name)));
+                }
             }
             return;
         }
@@ -1042,6 +1047,21 @@ impl<'t> Reader<'_, 't> {
     }
 
     /// The name an object literal is stored under, if it is stored straight into one.
+    /// The constant an unregistered definition object is exported as (`export const X =
+    /// {...}`), when this file never uses it: it is the server's only if another file does
+    /// (a definition left beside the ones the server lists; see `uncalled` in `lib.rs`).
+    fn unused_export(&self, object: Node, kind: CandidateKind) -> Option<String> {
+        if kind != (CandidateKind::ToolObject { registered: false }) {
+            return None;
+        }
+        let declaration = declaration_of(object)?;
+        if declaration.kind() != "export_statement" {
+            return None;
+        }
+        let holder = self.holder(object)?;
+        (crate::callers::mentions(self.src, &holder, 2) == 1).then_some(holder)
+    }
+
     fn holder(&self, object: Node) -> Option<String> {
         let parent = object.parent()?;
         let name = match parent.kind() {

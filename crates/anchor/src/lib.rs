@@ -31,6 +31,7 @@ use files::SourceFile;
 use grammar::Lang;
 pub(crate) use mcpevol_core::hash::content_hash;
 use mcpevol_core::inventory::{Inventory, NotReached, Span, Tool};
+use mcpevol_core::launch::LaunchConfig;
 
 #[derive(Debug, thiserror::Error)]
 pub enum AnchorError {
@@ -42,9 +43,16 @@ pub enum AnchorError {
     NoPackageJson(PathBuf),
 }
 
-/// Anchors every tool of the package at `root`.
+/// Anchors every tool of the package at `root`, launched as its own settings say (its
+/// `.mcpevol/server.toml`, else its package metadata).
 pub fn anchor(root: &Path) -> Result<Inventory, AnchorError> {
     anchor_with(root, &Mutex::new(FactsCache::default()))
+}
+
+/// [`anchor`] for the launch `config` (a catalog's entry, which may run another `bin` than
+/// the package's first): the tools are those its entry reaches.
+pub fn anchor_launched(root: &Path, config: &LaunchConfig) -> Result<Inventory, AnchorError> {
+    anchor_from(root, &Mutex::new(FactsCache::default()), Some(config))
 }
 
 /// The facts of files read before, by path and a hash of their content. Evolution anchors the
@@ -102,6 +110,14 @@ pub fn prefetch(
 
 /// [`anchor`], reusing the facts of files that have not changed since they went into `cache`.
 pub fn anchor_with(root: &Path, cache: &Mutex<FactsCache>) -> Result<Inventory, AnchorError> {
+    anchor_from(root, cache, None)
+}
+
+fn anchor_from(
+    root: &Path,
+    cache: &Mutex<FactsCache>,
+    config: Option<&LaunchConfig>,
+) -> Result<Inventory, AnchorError> {
     check_package(root)?;
     let (files, mut warnings) = files::discover(root);
     let mut read: Vec<(String, facts::FileFacts)> = files
@@ -111,7 +127,7 @@ pub fn anchor_with(root: &Path, cache: &Mutex<FactsCache>) -> Result<Inventory, 
     for (_, facts) in &mut read {
         warnings.append(&mut facts.warnings);
     }
-    let entry = entry_file(root);
+    let entry = entry_file(root, config);
     let reaching: HashMap<&str, reach::Reaching> = read
         .iter()
         .map(|(r, f)| {
@@ -183,12 +199,13 @@ fn uncalled(
         return Vec::new();
     }
     let mut texts: HashMap<&str, String> = HashMap::new();
+    // Named by another launched file, or its module taken whole there (`import * as`).
     let mut called = |function: &str, from: &str| {
         launched.iter().filter(|f| f.as_str() != from).any(|f| {
             let text = texts
                 .entry(f.as_str())
                 .or_insert_with(|| std::fs::read_to_string(root.join(f)).unwrap_or_default());
-            callers::mentions(text, function, 1) > 0
+            callers::mentions(text, function, 1) > 0 || reach::takes_whole(f, text, from, launched)
         })
     };
     let (dormant, kept): (Vec<Tool>, Vec<Tool>) =
@@ -202,8 +219,11 @@ fn uncalled(
 }
 
 /// The source file the server's launch command runs, relative to the root.
-fn entry_file(root: &Path) -> Option<String> {
-    let config = mcpevol_core::launch::LaunchConfig::for_package(root).ok()?;
+fn entry_file(root: &Path, config: Option<&LaunchConfig>) -> Option<String> {
+    let config = match config {
+        Some(c) => c.clone(),
+        None => LaunchConfig::for_package(root).ok()?,
+    };
     if let Some(module) = python_entry_module(&config.args) {
         let base = config.env.get("PYTHONPATH").map_or(".", String::as_str);
         let stem = module.replace('.', "/");

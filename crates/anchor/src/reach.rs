@@ -25,6 +25,24 @@ static COMPUTED_IMPORT: LazyLock<Regex> = LazyLock::new(|| {
     .expect("the computed import pattern compiles")
 });
 
+/// `import * as ns from "./x"`, `export * from "./x"` and `import("./x")`: a module taken whole,
+/// whose exports may be used without being named.
+static WHOLE_IMPORT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r#"(?:\b(?:import|export)\s*\*\s*(?:as\s+[\w$]+\s+)?from\s*|\bimport\s*\(\s*)["'](\.{1,2}/[^"'\n]+)["']"#,
+    )
+    .expect("the whole-import pattern compiles")
+});
+
+/// Whether the source `importer` (its `text`) takes the module `target` whole (see
+/// [`WHOLE_IMPORT`]); `sources` are the files a specifier may name.
+pub fn takes_whole(importer: &str, text: &str, target: &str, sources: &HashSet<String>) -> bool {
+    let dir = Path::new(importer).parent().unwrap_or(Path::new(""));
+    WHOLE_IMPORT
+        .captures_iter(text)
+        .any(|c| resolve(dir, &c[1], sources).is_some_and(|f| f == target))
+}
+
 /// The extensions of a JavaScript or TypeScript entry.
 const SOURCE_EXTENSIONS: &[&str] = &[".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".tsx"];
 

@@ -227,3 +227,28 @@ fn init_of<'t>(class: Node<'t>, src: &str) -> Option<Node<'t>> {
                 .is_some_and(|n| text(n, src) == "__init__")
     })
 }
+
+/// The method `self.name` (or `cls.name`) names, defined in the class `at` stands in.
+pub fn own_method<'t>(at: Node<'t>, target: Node<'t>, src: &str) -> Option<Node<'t>> {
+    let object = target.child_by_field_name("object")?;
+    if !matches!(text(object, src), "self" | "cls") {
+        return None;
+    }
+    let name = text(target.child_by_field_name("attribute")?, src);
+    let mut class = at.parent();
+    while let Some(c) = class.filter(|c| c.kind() != "class_definition") {
+        class = c.parent();
+    }
+    let body = class?.child_by_field_name("body")?;
+    let mut cursor = body.walk();
+    body.named_children(&mut cursor)
+        .map(|n| match n.kind() {
+            "decorated_definition" => n.child_by_field_name("definition").unwrap_or(n),
+            _ => n,
+        })
+        .find(|n| {
+            n.kind() == "function_definition"
+                && n.child_by_field_name("name")
+                    .is_some_and(|f| text(f, src) == name)
+        })
+}

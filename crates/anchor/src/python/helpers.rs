@@ -42,6 +42,22 @@ pub fn registering_fn(function: Node, src: &str) -> Option<RegisteringFn> {
         {
             names.extend(stored_definition(value, src, &params));
         }
+        // `_TOOL_REGISTRY[name] = (func, params, description)`: a decorator named for tools
+        // that files the function under its name argument.
+        if node.kind() == "assignment"
+            && let Some(left) = node
+                .child_by_field_name("left")
+                .filter(|l| l.kind() == "subscript")
+            && let (Some(registry), Some(key)) = (
+                left.child_by_field_name("value"),
+                left.child_by_field_name("subscript"),
+            )
+            && collects_tools(&name, &format!("{}.", text(registry, src)))
+            && let Some(value) = node.child_by_field_name("right")
+            && appended_entry(value, body, src, &params) == Some(HelperName::Own)
+        {
+            names.extend(naming(key, src, &params));
+        }
         // `def decorator(fn): return ToolDefinition(fn=fn, name=name, ...)`: a decorator that
         // turns the function into a tool definition, for a loop to register.
         if node.kind() == "return_statement"
@@ -150,19 +166,37 @@ fn collects_tools(function: &str, registry: &str) -> bool {
 }
 
 /// How an entry appended to a tool registry names the tool: the value of its `"name"` key,
-/// read through the locals of `body` it was assigned from.
+/// read through the locals of `body` it was assigned from; an entry without a name that holds
+/// the decorated function (`TOOLS.append((fn, title))`, `TOOLS.append(fn)`) is named after it.
 fn appended_entry(entry: Node, body: Node, src: &str, params: &[String]) -> Option<HelperName> {
     let entry = unwrap(entry);
-    if entry.kind() != "dictionary" {
-        return None;
-    }
+    let holds_function = |n: Node| {
+        let n = unwrap(n);
+        n.kind() == "identifier" && is_parameter_of_enclosing(n, text(n, src), src)
+    };
     let mut cursor = entry.walk();
-    let value = entry.named_children(&mut cursor).find_map(|pair| {
-        let key = pair.child_by_field_name("key")?;
-        (string_value(key, src).as_deref() == Some("name"))
-            .then(|| pair.child_by_field_name("value"))?
-    })?;
-    naming_through(value, body, src, params, 3)
+    match entry.kind() {
+        "dictionary" => {
+            let pairs: Vec<Node> = entry.named_children(&mut cursor).collect();
+            let named = pairs.iter().find_map(|pair| {
+                let key = pair.child_by_field_name("key")?;
+                (string_value(key, src).as_deref() == Some("name"))
+                    .then(|| pair.child_by_field_name("value"))?
+            });
+            match named {
+                Some(value) => naming_through(value, body, src, params, 3),
+                None => (pairs.iter())
+                    .filter_map(|p| p.child_by_field_name("value"))
+                    .any(holds_function)
+                    .then_some(HelperName::Own),
+            }
+        }
+        "tuple" | "list" => {
+            (entry.named_children(&mut cursor).any(holds_function)).then_some(HelperName::Own)
+        }
+        "identifier" => holds_function(entry).then_some(HelperName::Own),
+        _ => None,
+    }
 }
 
 /// [`naming`] of `node`, where a local holds it followed to what it was assigned (`depth`

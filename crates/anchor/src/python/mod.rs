@@ -385,9 +385,12 @@ impl<'s, 't> Reader<'s, 't> {
             return;
         }
         let registration = span(statement_of(call), self.rel);
-        let local = (target.kind() == "identifier")
-            .then(|| self.functions.get(text(target, self.src)).copied())
-            .flatten();
+        let local = match target.kind() {
+            "identifier" => self.functions.get(text(target, self.src)).copied(),
+            // `self.mcp.tool(name="x")(self.method)` in a handler class's `__init__`.
+            "attribute" => classes::own_method(call, target, self.src),
+            _ => None,
+        };
         let candidate = match local {
             Some(function) => self.function_tool(
                 function,
