@@ -68,6 +68,11 @@ fn main() -> anyhow::Result<()> {
             .iter()
             .filter(|r| r.status == RoundStatus::Failed)
             .count();
+        // Why a try failed, so that a server left behind can be read from the sweep's log.
+        for r in rounds.iter().filter(|r| r.status == RoundStatus::Failed) {
+            let reason = r.reason.as_deref().unwrap_or("no reason recorded");
+            eprintln!("{id} seed {seed}: a try of {} failed: {reason}", r.version);
+        }
         let ws = Workspace::open(work)?;
         row.realism
             .add(mcpevol::realism::Realism::of_workspace(&ws)?);
