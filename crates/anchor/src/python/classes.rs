@@ -102,7 +102,7 @@ fn assigned<'t>(
 /// `__init__`'s parameters, without `self`.
 fn init_params(init: Node, src: &str) -> Vec<String> {
     init.child_by_field_name("parameters")
-        .map(|p| super::helpers::parameters(p, src))
+        .map(|p| super::syntax::parameters(p, src))
         .unwrap_or_default()
 }
 

@@ -16,7 +16,10 @@ use std::collections::HashMap;
 
 use tree_sitter::Node;
 
-use super::syntax::{arguments, keyword, last_segment, path, string_value, unwrap};
+use super::registries::{self, naming};
+pub use super::syntax::is_parameter_of_enclosing;
+use super::syntax::parameters;
+use super::syntax::{arguments, keyword, last_segment, path, unwrap};
 pub use crate::facts::decorators::{HelperName, HelperUse, RegisteringFn};
 use crate::facts::{Candidate, FileFacts};
 use crate::syntax::{Expr, span, text};
@@ -33,37 +36,9 @@ pub fn registering_fn(function: Node, src: &str) -> Option<RegisteringFn> {
     while let Some(node) = stack.pop() {
         let mut cursor = node.walk();
         stack.extend(node.named_children(&mut cursor));
-        // `function.__tool__ = ToolDefinition(name, ...)`: a definition stored on the function.
-        if node.kind() == "assignment"
-            && node
-                .child_by_field_name("left")
-                .is_some_and(|l| l.kind() == "attribute")
-            && let Some(value) = node.child_by_field_name("right")
-        {
-            names.extend(stored_definition(value, src, &params));
-        }
-        // `_TOOL_REGISTRY[name] = (func, params, description)`: a decorator named for tools
-        // that files the function under its name argument.
-        if node.kind() == "assignment"
-            && let Some(left) = node
-                .child_by_field_name("left")
-                .filter(|l| l.kind() == "subscript")
-            && let (Some(registry), Some(key)) = (
-                left.child_by_field_name("value"),
-                left.child_by_field_name("subscript"),
-            )
-            && collects_tools(&name, &format!("{}.", text(registry, src)))
-            && let Some(value) = node.child_by_field_name("right")
-            && appended_entry(value, body, src, &params) == Some(HelperName::Own)
-        {
-            names.extend(naming(key, src, &params));
-        }
-        // `def decorator(fn): return ToolDefinition(fn=fn, name=name, ...)`: a decorator that
-        // turns the function into a tool definition, for a loop to register.
-        if node.kind() == "return_statement"
-            && let Some(value) = node.named_child(0)
-        {
-            names.extend(returned_definition(value, src, &params));
+        // Definitions stored on the function, filed in a registry or returned (registries.rs).
+        if let Some(named) = registries::definition(node, &name, body, src, &params) {
+            names.extend(named);
             continue;
         }
         if node.kind() != "call" {
@@ -86,16 +61,16 @@ pub fn registering_fn(function: Node, src: &str) -> Option<RegisteringFn> {
         if callee == "setattr"
             && let Some(value) = positional.get(2)
         {
-            names.extend(stored_definition(*value, src, &params));
+            names.extend(registries::stored_definition(*value, src, &params));
             continue;
         }
         // `_tool_registry.append({"name": tool_name, "func": func})`: a decorator named for
         // tools that collects entries for a loop to register.
         if last == "append"
-            && collects_tools(&name, &callee)
+            && registries::collects_tools(&name, &callee)
             && let Some(entry) = positional.first()
         {
-            names.extend(appended_entry(*entry, body, src, &params));
+            names.extend(registries::appended_entry(*entry, body, src, &params));
             continue;
         }
         if matches!(last, "tool" | "add_tool") && callee.contains('.') {
@@ -125,199 +100,6 @@ pub fn registering_fn(function: Node, src: &str) -> Option<RegisteringFn> {
         calls,
         alias_of: None,
     })
-}
-
-/// A module-level name for another function, `tool = partial(make_tool, kind=Kind)` or
-/// `tool = make_tool`: a registering helper under that name too, once linking knows the
-/// target registers (the bound leading arguments counted).
-pub fn alias(name: &str, value: Node, src: &str) -> Option<RegisteringFn> {
-    let value = unwrap(value);
-    let (target, bound) = match value.kind() {
-        "identifier" => (text(value, src).to_string(), 0),
-        "call" => {
-            let callee = path(value.child_by_field_name("function")?, src)?;
-            if !matches!(callee.as_str(), "partial" | "functools.partial") {
-                return None;
-            }
-            let (_, positional) = arguments(value.child_by_field_name("arguments")?, src);
-            let (first, rest) = positional.split_first()?;
-            (path(unwrap(*first), src)?, rest.len())
-        }
-        _ => return None,
-    };
-    Some(RegisteringFn {
-        name: name.to_string(),
-        params: Vec::new(),
-        names: Vec::new(),
-        calls: Vec::new(),
-        alias_of: Some((last_segment(&target).to_string(), bound)),
-    })
-}
-
-/// Whether a function named `function` that appends to `registry` collects tools: its name
-/// says tool, and the registry is none of resources or prompts.
-fn collects_tools(function: &str, registry: &str) -> bool {
-    let (function, registry) = (function.to_ascii_lowercase(), registry.to_ascii_lowercase());
-    function.contains("tool")
-        && registry.contains('.')
-        && !["resource", "prompt"]
-            .iter()
-            .any(|w| registry.contains(w) || function.contains(w))
-}
-
-/// How an entry appended to a tool registry names the tool: the value of its `"name"` key,
-/// read through the locals of `body` it was assigned from; an entry without a name that holds
-/// the decorated function (`TOOLS.append((fn, title))`, `TOOLS.append(fn)`) is named after it.
-fn appended_entry(entry: Node, body: Node, src: &str, params: &[String]) -> Option<HelperName> {
-    let entry = unwrap(entry);
-    let holds_function = |n: Node| {
-        let n = unwrap(n);
-        n.kind() == "identifier" && is_parameter_of_enclosing(n, text(n, src), src)
-    };
-    let mut cursor = entry.walk();
-    match entry.kind() {
-        "dictionary" => {
-            let pairs: Vec<Node> = entry.named_children(&mut cursor).collect();
-            let named = pairs.iter().find_map(|pair| {
-                let key = pair.child_by_field_name("key")?;
-                (string_value(key, src).as_deref() == Some("name"))
-                    .then(|| pair.child_by_field_name("value"))?
-            });
-            match named {
-                Some(value) => naming_through(value, body, src, params, 3),
-                None => (pairs.iter())
-                    .filter_map(|p| p.child_by_field_name("value"))
-                    .any(holds_function)
-                    .then_some(HelperName::Own),
-            }
-        }
-        "tuple" | "list" => {
-            (entry.named_children(&mut cursor).any(holds_function)).then_some(HelperName::Own)
-        }
-        "identifier" => holds_function(entry).then_some(HelperName::Own),
-        _ => None,
-    }
-}
-
-/// [`naming`] of `node`, where a local holds it followed to what it was assigned (`depth`
-/// steps at most), and a conditional of a parameter and the function's own name read as
-/// [`HelperName::Given`].
-fn naming_through(
-    node: Node,
-    body: Node,
-    src: &str,
-    params: &[String],
-    depth: usize,
-) -> Option<HelperName> {
-    let node = unwrap(node);
-    match node.kind() {
-        "identifier" if depth > 0 && !params.iter().any(|p| p == text(node, src)) => {
-            let value = assigned(body, text(node, src), src)?;
-            naming_through(value, body, src, params, depth - 1)
-        }
-        "conditional_expression" => {
-            let mut cursor = node.walk();
-            let parts: Vec<Node> = node.named_children(&mut cursor).collect();
-            let [then, _, otherwise] = parts.as_slice() else {
-                return None;
-            };
-            let read = |n: Node| naming_through(n, body, src, params, depth.saturating_sub(1));
-            match (read(*then)?, read(*otherwise)?) {
-                (HelperName::Template(t), HelperName::Own)
-                | (HelperName::Own, HelperName::Template(t)) => {
-                    let param = t.strip_prefix('{')?.strip_suffix('}')?;
-                    params
-                        .iter()
-                        .any(|p| p == param)
-                        .then(|| HelperName::Given(param.into()))
-                }
-                _ => None,
-            }
-        }
-        _ => naming(node, src, params),
-    }
-}
-
-/// The value last assigned to the plain name `name` in `body` (nested functions included).
-fn assigned<'t>(body: Node<'t>, name: &str, src: &str) -> Option<Node<'t>> {
-    let mut found = None;
-    let mut stack = vec![body];
-    while let Some(n) = stack.pop() {
-        if n.kind() == "assignment"
-            && n.child_by_field_name("left")
-                .is_some_and(|l| l.kind() == "identifier" && text(l, src) == name)
-        {
-            found = n.child_by_field_name("right");
-        }
-        let mut cursor = n.walk();
-        stack.extend(n.named_children(&mut cursor));
-    }
-    found
-}
-
-/// How a tool definition stored on a function names the tool: `ToolDefinition(name, ...)` or
-/// `ToolSpec(name=name)`, a call of a class named for tools given one of `params`.
-fn stored_definition(value: Node, src: &str, params: &[String]) -> Option<HelperName> {
-    let value = unwrap(value);
-    if value.kind() != "call" {
-        return None;
-    }
-    let callee = path(value.child_by_field_name("function")?, src)?;
-    if !last_segment(&callee).contains("Tool") {
-        return None;
-    }
-    let (keywords, positional) = arguments(value.child_by_field_name("arguments")?, src);
-    let given = keyword(&keywords, "name").or_else(|| positional.first().copied())?;
-    naming(given, src, params)
-}
-
-/// How a tool definition a decorator returns names the tool: a call of a class named for
-/// tools given the decorated function (a parameter of the function that returns it), named by
-/// its `name=` (one of `params`, else the function's own name, as such definitions fall back
-/// to `fn.__name__`) or by the function alone.
-fn returned_definition(value: Node, src: &str, params: &[String]) -> Option<HelperName> {
-    let value = unwrap(value);
-    if value.kind() != "call" {
-        return None;
-    }
-    let callee = path(value.child_by_field_name("function")?, src)?;
-    let class = last_segment(&callee).to_ascii_lowercase();
-    if !class.contains("tool") || ["resource", "prompt"].iter().any(|w| class.contains(w)) {
-        return None;
-    }
-    let (keywords, positional) = arguments(value.child_by_field_name("arguments")?, src);
-    let holds_function = (keywords.iter().map(|(_, v)| *v))
-        .chain(positional.iter().copied())
-        .map(unwrap)
-        .any(|a| a.kind() == "identifier" && is_parameter_of_enclosing(a, text(a, src), src));
-    if !holds_function {
-        return None;
-    }
-    match keyword(&keywords, "name").map(unwrap) {
-        None => Some(HelperName::Own),
-        Some(n) if n.kind() == "identifier" => {
-            let p = text(n, src);
-            params
-                .iter()
-                .any(|q| q == p)
-                .then(|| HelperName::Given(p.to_string()))
-        }
-        Some(n) => naming(n, src, params),
-    }
-}
-
-/// Whether `name` is a parameter of the function `node` stands in.
-pub fn is_parameter_of_enclosing(node: Node, name: &str, src: &str) -> bool {
-    let mut at = node.parent();
-    while let Some(n) = at {
-        if n.kind() == "function_definition" {
-            return n
-                .child_by_field_name("parameters")
-                .is_some_and(|p| parameters(p, src).iter().any(|q| q == name));
-        }
-        at = n.parent();
-    }
-    false
 }
 
 /// Whether `name` is bound inside the function `node` stands in, by a `for` or an assignment
@@ -362,72 +144,6 @@ fn binds(node: Node, name: &str, src: &str) -> bool {
                 .any(|c| binds(c, name, src))
         }
         _ => false,
-    }
-}
-
-/// The parameter names of a `parameters` node, without a leading `self` or `cls`.
-pub(super) fn parameters(node: Node, src: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cursor = node.walk();
-    for p in node.named_children(&mut cursor) {
-        let name = match p.kind() {
-            "identifier" => Some(p),
-            "typed_parameter" => p.named_child(0).filter(|n| n.kind() == "identifier"),
-            "default_parameter" | "typed_default_parameter" => p.child_by_field_name("name"),
-            _ => None,
-        };
-        if let Some(n) = name {
-            out.push(text(n, src).to_string());
-        }
-    }
-    if out.first().is_some_and(|p| p == "self" || p == "cls") {
-        out.remove(0);
-    }
-    out
-}
-
-/// What a `name=` argument inside a helper makes of its parameters: a parameter, an f-string
-/// of parameters and text, or the function's `__name__`; None for anything else.
-fn naming(node: Node, src: &str, params: &[String]) -> Option<HelperName> {
-    let node = unwrap(node);
-    match node.kind() {
-        "identifier" => {
-            let p = text(node, src);
-            params
-                .iter()
-                .any(|q| q == p)
-                .then(|| HelperName::Template(format!("{{{p}}}")))
-        }
-        "attribute" => text(node, src)
-            .ends_with(".__name__")
-            .then_some(HelperName::Own),
-        "string" if string_value(node, src).is_none() => {
-            let mut template = String::new();
-            let mut cursor = node.walk();
-            for part in node.named_children(&mut cursor) {
-                match part.kind() {
-                    "string_start" => {
-                        let prefix = text(part, src).to_ascii_lowercase();
-                        if !prefix.contains('f') || prefix.contains('b') {
-                            return None;
-                        }
-                    }
-                    "string_content" => template.push_str(text(part, src)),
-                    "interpolation" => {
-                        let inner = part.child_by_field_name("expression").map(unwrap)?;
-                        let p = text(inner, src);
-                        if inner.kind() != "identifier" || !params.iter().any(|q| q == p) {
-                            return None;
-                        }
-                        template.push_str(&format!("{{{p}}}"));
-                    }
-                    "string_end" => {}
-                    _ => return None,
-                }
-            }
-            Some(HelperName::Template(template))
-        }
-        _ => None,
     }
 }
 

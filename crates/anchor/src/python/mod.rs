@@ -15,6 +15,7 @@
 pub mod classes;
 pub mod helpers;
 pub mod params;
+mod registries;
 pub mod syntax;
 
 use std::collections::HashMap;
@@ -678,7 +679,7 @@ impl<'s, 't> Reader<'s, 't> {
                 self.instances
                     .push((name.clone(), text(class, self.src).to_string()));
             }
-            if let Some(alias) = helpers::alias(&name, value, self.src) {
+            if let Some(alias) = registries::alias(&name, value, self.src) {
                 self.facts.registering_fns.push(alias);
             }
             if let Some(s) = string_value(value, self.src) {

@@ -282,6 +282,41 @@ pub fn docstring_site(
     }
 }
 
+/// Whether `name` is a parameter of the function `node` stands in.
+pub fn is_parameter_of_enclosing(node: Node, name: &str, src: &str) -> bool {
+    let mut at = node.parent();
+    while let Some(n) = at {
+        if n.kind() == "function_definition" {
+            return n
+                .child_by_field_name("parameters")
+                .is_some_and(|p| parameters(p, src).iter().any(|q| q == name));
+        }
+        at = n.parent();
+    }
+    false
+}
+
+/// The parameter names of a `parameters` node, without a leading `self` or `cls`.
+pub(super) fn parameters(node: Node, src: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cursor = node.walk();
+    for p in node.named_children(&mut cursor) {
+        let name = match p.kind() {
+            "identifier" => Some(p),
+            "typed_parameter" => p.named_child(0).filter(|n| n.kind() == "identifier"),
+            "default_parameter" | "typed_default_parameter" => p.child_by_field_name("name"),
+            _ => None,
+        };
+        if let Some(n) = name {
+            out.push(text(n, src).to_string());
+        }
+    }
+    if out.first().is_some_and(|p| p == "self" || p == "cls") {
+        out.remove(0);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
