@@ -244,11 +244,12 @@ fn a_registration_that_reads_a_constants_fields_gets_a_batch_form_copied_from_it
     proven_by_two_sets(&rt, &work, proposal);
 }
 
-#[test]
-fn a_batch_form_copied_from_a_call_that_runs_its_first_set_only_is_rejected() {
+/// The batch form of the oracle fixture `fixture`'s `get_note`, copied from its call, made to
+/// run its first set only, is rejected.
+fn call_batch_of_first_set_only_is_rejected(fixture: &str) {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let work = common::oracle_fixture(&rt, "held-fields", &dir.path().join("w"));
+    let work = common::oracle_fixture(&rt, fixture, &dir.path().join("w"));
     let proposal = given::addition_claiming(&work, "get_note", Aliases::Refused, |e| {
         matches!(e, Effect::Batch { .. })
     });
@@ -259,6 +260,30 @@ fn a_batch_form_copied_from_a_call_that_runs_its_first_set_only_is_rejected() {
         "for (const set of sets)",
         "for (const set of sets.slice(0, 1))",
     );
+}
+
+#[test]
+fn a_batch_form_copied_from_a_call_that_runs_its_first_set_only_is_rejected() {
+    call_batch_of_first_set_only_is_rejected("held-fields");
+}
+
+#[test]
+fn a_registration_whose_handler_a_call_makes_gets_a_batch_form_that_makes_it_again() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let work = common::oracle_fixture(&rt, "made-handlers", &dir.path().join("w"));
+    let proposal = given::addition_claiming(&work, "get_note", Aliases::Refused, |e| {
+        matches!(e, Effect::Batch { .. })
+    });
+    let written: String = proposal.hunks.iter().map(|h| h.replace.as_str()).collect();
+    // The copy runs the handler the same call makes: `noteTool(GET_NOTE)`, not another's.
+    assert!(written.contains("= noteTool(GET_NOTE);"), "{written}");
+    proven_by_two_sets(&rt, &work, proposal);
+}
+
+#[test]
+fn a_batch_form_of_a_made_handler_that_runs_its_first_set_only_is_rejected() {
+    call_batch_of_first_set_only_is_rejected("made-handlers");
 }
 
 #[test]

@@ -32,11 +32,17 @@ pub fn read(text: &str, reg: &Span) -> Option<CallSites> {
         .filter(|a| a.kind() != "comment")
         .collect();
     let at = |n: Node| (reg.bytes.0 + n.start_byte(), reg.bytes.0 + n.end_byte());
-    // The callback, written in the call or named (`handleGetNote`, `handlers.getNote`).
+    // The callback, written in the call or named (`handleGetNote`, `handlers.getNote`), or
+    // made by a call (`defaultTool(TOOL_ADD_EDGE, context)`), which a copy makes again.
     let handler = *args.last()?;
     if !matches!(
         handler.kind(),
-        "arrow_function" | "function_expression" | "function" | "identifier" | "member_expression"
+        "arrow_function"
+            | "function_expression"
+            | "function"
+            | "identifier"
+            | "member_expression"
+            | "call_expression"
     ) {
         return None;
     }

@@ -30,9 +30,8 @@ pub(super) fn check<'t>(tool: &'t Tool, all: &[Tool]) -> Result<CallBatch<'t>, &
     if !dialect_of(&reg.file).writes_batches() {
         return Err("a batch form is written for JavaScript registrations only");
     }
-    if tool.handler.is_none() {
-        return Err("its handler was not found");
-    }
+    // A handler anchoring did not find may still be written in the call (one a call makes:
+    // `defaultTool(NAME, context)`); `registration_call` reads it or the form is not written.
     // A call (`registerTool`, `tool`) registers it: not a list entry routed by name.
     if tool.style != Style::Register || !tool.sites.routes.is_empty() {
         return Err("it is not registered by a call of its own");
