@@ -408,6 +408,22 @@ fn decorators_that_file_tools_in_a_dict_name_them_by_their_key() {
 }
 
 #[test]
+fn a_registry_given_the_model_of_a_tools_arguments_lists_the_models_fields() {
+    // `@register_tool("count_words", params=CountParams, ...)` on
+    // `def count_words(settings, params: CountParams)`: the server lists the model's fields.
+    let dir = fixture("registry-models");
+    let inventory = anchored(&dir);
+    assert_eq!(inventory.names(), ["count_words", "shout_text"]);
+    let count = inventory.tool("count_words").unwrap();
+    let params: Vec<&str> = count.params.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(params, ["text", "unique"]);
+    assert_eq!(
+        count.params[1].description.as_deref(),
+        Some("Count each word once")
+    );
+}
+
+#[test]
 fn methods_a_handler_registers_in_its_init_are_read_like_functions() {
     // `self.mcp.tool(name="count_words")(self.count)` and `mcp.add_tool(self.shout, ...)`:
     // the methods' signatures (without `self` and the `Context`) and docstrings.

@@ -55,6 +55,7 @@ mod proposer;
 mod pypi_install;
 mod python_forms;
 mod refactoring;
+mod registry_wrappers;
 mod release;
 mod report;
 mod rules_snapshots;

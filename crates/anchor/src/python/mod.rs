@@ -195,6 +195,11 @@ impl<'s, 't> Reader<'s, 't> {
             span(decorator, self.rel),
         ) {
             candidate.sites.helper = Some(helper.to_string());
+            // `@register_tool("x", params=QueryParams)` on `def x(config, params: QueryParams)`:
+            // the registry lists the model's fields as the tool's arguments.
+            if let Some(model) = params::model_given(function, &given, self.src) {
+                candidate.schema = SchemaRef::Named(model);
+            }
             self.facts.helper_uses.push(helpers::HelperUse {
                 helper: helper.to_string(),
                 positional,

@@ -379,6 +379,27 @@ fn top_level_split(s: &str) -> Vec<&str> {
     out
 }
 
+/// The model class a registering decorator is given (`params=QueryParams`) that also types one
+/// of the decorated function's parameters (`params: QueryParams`): the tool's arguments are
+/// its fields, which the registry reads from the model, not the function's signature.
+pub fn model_given(function: Node, keywords: &[(String, Node)], src: &str) -> Option<String> {
+    let parameters = function.child_by_field_name("parameters")?;
+    let mut cursor = parameters.walk();
+    let annotations: Vec<&str> = parameters
+        .named_children(&mut cursor)
+        .filter(|p| matches!(p.kind(), "typed_parameter" | "typed_default_parameter"))
+        .filter_map(|p| p.child_by_field_name("type"))
+        .map(|t| text(t, src))
+        .collect();
+    keywords
+        .iter()
+        .map(|(_, v)| unwrap(*v))
+        .filter(|v| v.kind() == "identifier")
+        .map(|v| text(v, src))
+        .find(|model| annotations.contains(model))
+        .map(str::to_string)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -15,7 +15,7 @@ use tree_sitter::Node;
 
 use super::super::MutateError;
 use super::super::around::Around;
-use super::super::splice::{Edits, indent_at};
+use super::super::splice::{Edits, contains, indent_at};
 use mcpevol_anchor::grammar::Lang;
 use mcpevol_core::inventory::{Style, Tool};
 
@@ -126,7 +126,8 @@ pub fn wrap(e: &mut Edits, root: &Path, tool: &Tool, around: &Around) -> Result<
     let indent = indent_at(&text, site.decorated_start).to_string();
     let taken = text.matches("def _mcpevol_wrap_").count();
     let name = format!("_mcpevol_wrap_{}", taken + 1);
-    let helper = helper(&name, tool, around, site.router);
+    let is_async = text[site.def_start..].starts_with("async");
+    let helper = helper(&name, tool, around, site.router, is_async);
     let indented: String = helper
         .lines()
         .map(|l| {
@@ -166,12 +167,36 @@ fn helper_points(text: &str, name: &str) -> Option<(usize, usize)> {
     Some((call, ret))
 }
 
-fn helper(name: &str, tool: &Tool, around: &Around, router: bool) -> String {
+/// The wrapping helper's code. A function of its own (`router` false) is called with keyword
+/// arguments by FastMCP, or by a server's own registry with a model of them
+/// (`func(settings, QueryParams(**arguments))`), whose fields are read as the arguments too;
+/// and it is wrapped as it is written, `async` or not, since a registry may call it without
+/// awaiting it.
+fn helper(name: &str, tool: &Tool, around: &Around, router: bool, is_async: bool) -> String {
+    // The schema is a model declared apart from the function (not its signature).
+    let from_model = (tool.sites.schema.as_ref().zip(tool.handler.as_ref()))
+        .is_some_and(|(schema, handler)| !contains(handler, &schema.object));
     let input = if router {
         "called = args[0] if args else kwargs.get(\"name\")\n\
          arguments = (args[1] if len(args) > 1 else kwargs.get(\"arguments\")) or {}\n"
+    } else if from_model {
+        "arguments = dict(kwargs)\n\
+         for given in args:\n    \
+             if hasattr(given, \"model_dump\") and hasattr(given, \"model_fields_set\"):\n        \
+                 arguments.update(given.model_dump())\n"
     } else {
         "arguments = kwargs\n"
+    };
+    let imports = match is_async || router {
+        true => "    import inspect\n",
+        false => "",
+    };
+    let (wrapped, call) = match is_async || router {
+        true => (
+            "async def wrapped",
+            "result = handler(*args, **kwargs)\nif inspect.isawaitable(result):\n    result = await result\n",
+        ),
+        false => ("def wrapped", "result = handler(*args, **kwargs)\n"),
     };
     let tool_name = super::string(&tool.name);
     let section = |code: &str| -> String {
@@ -183,12 +208,12 @@ fn helper(name: &str, tool: &Tool, around: &Around, router: bool) -> String {
         }
     };
     let body = format!(
-        "{input}{}result = handler(*args, **kwargs)\nif inspect.isawaitable(result):\n    result = await result\n{}return result",
+        "{input}{}{call}{}return result",
         section(&around.before),
         section(&around.after)
     );
     format!(
-        "def {name}(handler):\n    \"\"\"What mcpevol's changes to `{}` do, around its handler.\"\"\"\n    import functools\n    import inspect\n\n    def rework(result, cut):\n        if isinstance(result, str):\n            return cut(result)\n        if isinstance(result, (list, tuple)):\n            return type(result)(rework(part, cut) for part in result)\n        if getattr(result, \"type\", None) == \"text\" and isinstance(getattr(result, \"text\", None), str):\n            return result.model_copy(update={{\"text\": cut(result.text)}})\n        return result\n\n    @functools.wraps(handler)\n    async def wrapped(*args, **kwargs):\n{}\n\n    return wrapped\n",
+        "def {name}(handler):\n    \"\"\"What mcpevol's changes to `{}` do, around its handler.\"\"\"\n    import functools\n{imports}\n    def rework(result, cut):\n        if isinstance(result, str):\n            return cut(result)\n        if isinstance(result, (list, tuple)):\n            return type(result)(rework(part, cut) for part in result)\n        if getattr(result, \"type\", None) == \"text\" and isinstance(getattr(result, \"text\", None), str):\n            return result.model_copy(update={{\"text\": cut(result.text)}})\n        return result\n\n    @functools.wraps(handler)\n    {wrapped}(*args, **kwargs):\n{}\n\n    return wrapped\n",
         tool.name.replace('`', "'"),
         indent_block(&body, "        ")
     )
