@@ -67,6 +67,7 @@ fn a_wrapper_that_reads_keyword_arguments_only_is_rejected_for_ignoring_its_para
     let (status, reason) =
         round_with_wrapper(|code| code.replace("for given in args:", "for given in ():"));
     assert_eq!(status, RoundStatus::Failed, "{reason}");
+    assert!(reason.contains("not cut as claimed"), "{reason}");
 }
 
 #[test]
@@ -78,4 +79,8 @@ fn an_async_wrapper_on_a_function_the_registry_calls_without_awaiting_is_rejecte
         )
     });
     assert_eq!(status, RoundStatus::Failed, "{reason}");
+    assert!(
+        reason.contains("ToolError where the previous version succeeded"),
+        "{reason}"
+    );
 }

@@ -17,7 +17,6 @@ use std::collections::HashMap;
 use tree_sitter::Node;
 
 use super::registries::{self, naming};
-pub use super::syntax::is_parameter_of_enclosing;
 use super::syntax::parameters;
 use super::syntax::{arguments, keyword, last_segment, path, unwrap};
 pub use crate::facts::decorators::{HelperName, HelperUse, RegisteringFn};

@@ -385,7 +385,7 @@ impl<'s, 't> Reader<'s, 't> {
         // the tools are the functions the helper decorates or marks (`helpers.rs`), not its
         // parameter or loop variable.
         if target.kind() == "identifier"
-            && (helpers::is_parameter_of_enclosing(call, text(target, self.src), self.src)
+            && (syntax::is_parameter_of_enclosing(call, text(target, self.src), self.src)
                 || helpers::is_local_of_enclosing(call, text(target, self.src), self.src))
         {
             return;
